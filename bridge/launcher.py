@@ -1,0 +1,219 @@
+"""Start Chromium/Chrome with the bridge extension loaded, and stop it without leftovers.
+
+Used by ``--launch`` (the embedded browser, a dedicated profile so a person logs in
+once) and by the test fixtures (a temporary profile). The start page carries a nonce so
+the relay can tell this browser's extension from any other browser's (every extension
+connects to every relay in the port range).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import signal
+import tempfile
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from bridge.errors import BridgeError, extension_dir
+from bridge.link import ExtensionLink
+from bridge.waiting import scaled
+
+__all__ = [
+    "BrowserNotFound",
+    "LaunchOptions",
+    "LaunchedBrowser",
+    "default_profile_dir",
+    "find_browser",
+]
+
+_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+
+
+class BrowserNotFound(BridgeError):
+    code = "browser_not_found"
+
+
+def default_profile_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bridge" / "profile"
+
+
+def find_browser(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """An explicit path, then $BRIDGE_BROWSER, then the first Chromium/Chrome on PATH."""
+    for source, value in (
+        ("--browser-path", explicit),
+        ("BRIDGE_BROWSER", os.environ.get("BRIDGE_BROWSER")),
+    ):
+        if value:
+            path = Path(value).expanduser()
+            if path.is_file() and os.access(path, os.X_OK):
+                return path
+            raise BrowserNotFound(f"{source} points to {path}, which is not an executable file")
+    for name in _CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return Path(found)
+    raise BrowserNotFound(
+        "no Chromium or Chrome found on PATH (tried "
+        + ", ".join(_CANDIDATES)
+        + "). Install one (Debian/Ubuntu: apt-get install chromium), or pass --browser-path / "
+        "set BRIDGE_BROWSER."
+    )
+
+
+@dataclass
+class LaunchOptions:
+    browser_path: str | None = None
+    headless: bool = False
+    profile_dir: Path | None = None  # None: the dedicated default profile
+    isolated: bool = False  # a temporary profile, removed on stop
+    extra_args: Sequence[str] = ()
+    remote_debugging: bool = False  # tests and benchmarks only: direct CDP for comparison
+    extension: Path = field(default_factory=extension_dir)
+
+
+class LaunchedBrowser:
+    def __init__(self, options: LaunchOptions | None = None) -> None:
+        self.options = options or LaunchOptions()
+        self.nonce = uuid.uuid4().hex
+        self.process: asyncio.subprocess.Process | None = None
+        self.devtools_url: str | None = None  # ws://127.0.0.1:PORT/devtools/browser/...
+        self._temp_profile: tempfile.TemporaryDirectory[str] | None = None
+        self.profile: Path | None = None
+        self._stderr_tail: list[str] = []
+        self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    @property
+    def start_url(self) -> str:
+        page = (
+            "<title>bridge browser</title><body style='font:16px system-ui;margin:2em'>"
+            "<h1>bridge</h1><p>This browser is driven by bridge. Log in to ChatGPT and "
+            "Gemini here once; bridge reuses the session.</p>"
+        )
+        # The nonce in the URL is how the relay recognises this browser's extension.
+        return f"data:text/html,{quote(page)}#bridge-{self.nonce}"
+
+    def command(self) -> list[str]:
+        opts = self.options
+        exe = find_browser(opts.browser_path)
+        if opts.isolated:
+            self._temp_profile = tempfile.TemporaryDirectory(prefix="bridge-profile-")
+            self.profile = Path(self._temp_profile.name)
+        else:
+            self.profile = (opts.profile_dir or default_profile_dir()).expanduser()
+            self.profile.mkdir(parents=True, exist_ok=True)
+        ext = str(Path(opts.extension).resolve())
+        args = [
+            str(exe),
+            f"--user-data-dir={self.profile}",
+            f"--disable-extensions-except={ext}",
+            f"--load-extension={ext}",
+            "--no-first-run",
+            "--no-default-browser-check",
+            # Without these Chromium floods a closed network with refused connections.
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            # Background tabs keep running, so answers stream while the person works elsewhere.
+            "--disable-background-timer-throttling",
+            "--disable-renderer-backgrounding",
+            "--disable-backgrounding-occluded-windows",
+        ]
+        if opts.headless:
+            args += ["--headless=new", "--disable-gpu"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+        if opts.remote_debugging:
+            args.append("--remote-debugging-port=0")
+        args += list(opts.extra_args)
+        args.append(self.start_url)
+        return args
+
+    async def start(self) -> LaunchedBrowser:
+        args = self.command()
+        self.process = await asyncio.create_subprocess_exec(
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # its own process group: stop() takes every helper along
+        )
+        devtools_seen: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._reader = asyncio.ensure_future(self._read_stderr(devtools_seen))
+        if self.options.remote_debugging:
+            try:
+                async with asyncio.timeout(scaled(30.0)):
+                    self.devtools_url = await devtools_seen
+            except TimeoutError:
+                await self.stop()
+                raise BridgeError(
+                    "the browser did not open its DevTools port within 30s:\n" + self.stderr_tail()
+                ) from None
+        return self
+
+    async def _read_stderr(self, devtools_seen: asyncio.Future[str]) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        pattern = re.compile(r"DevTools listening on (ws://\S+)")
+        async for raw in self.process.stderr:
+            line = raw.decode(errors="replace").rstrip()
+            self._stderr_tail = [*self._stderr_tail[-40:], line]
+            m = pattern.search(line)
+            if m and not devtools_seen.done():
+                devtools_seen.set_result(m.group(1))
+        if not devtools_seen.done():
+            devtools_seen.set_exception(
+                BridgeError("the browser exited during start-up:\n" + self.stderr_tail())
+            )
+
+    def stderr_tail(self) -> str:
+        return "\n".join(self._stderr_tail[-20:])
+
+    async def is_mine(self, link: ExtensionLink) -> bool:
+        """Relay matcher: the link belongs to this browser if its start page is there."""
+        result = await link.request("listTabs", timeout=scaled(10.0))
+        marker = f"#bridge-{self.nonce}"
+        return any(
+            marker in str(t.get("url", "")) or marker in str(t.get("pendingUrl", ""))
+            for t in result.get("tabs", [])
+        )
+
+    async def stop(self) -> None:
+        proc, self.process = self.process, None
+        if proc is not None and proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                async with asyncio.timeout(5.0):
+                    await proc.wait()
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                await proc.wait()
+            # Helpers (zygote, renderers) share the group; make sure none outlives us.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+            self._reader = None
+        if self._temp_profile is not None:
+            self._temp_profile.cleanup()
+            self._temp_profile = None
+
+    async def __aenter__(self) -> LaunchedBrowser:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()

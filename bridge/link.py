@@ -1,0 +1,157 @@
+"""One extension connection: request/reply matching and event fan-out.
+
+A link owns no policy: the relay decides which link serves which work, and
+``bridge.tabs`` turns link events into per-tab sessions. Replies are matched to their
+futures directly in the receive loop (no task per frame) because this is the hot path of
+every CDP round trip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from bridge import protocol
+from bridge.errors import BridgeTimeout, CdpError, CommandFailed, ExtensionDisconnected
+from bridge.protocol import Event, Hello, ProtocolError, Reply
+
+__all__ = ["EventHandler", "ExtensionLink"]
+
+log = logging.getLogger(__name__)
+
+EventHandler = Callable[["ExtensionLink", Event], None]
+
+
+class ExtensionLink:
+    def __init__(self, ws: ServerConnection, hello: Hello, on_event: EventHandler) -> None:
+        self.ws = ws
+        self.hello = hello
+        self._on_event = on_event
+        self._ids = itertools.count(1)
+        self._pending: dict[int, tuple[str, dict[str, Any], asyncio.Future[dict[str, Any]]]] = {}
+        self.closed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.malformed_frames = 0
+
+    @property
+    def instance_id(self) -> str:
+        return self.hello.instance_id
+
+    def __repr__(self) -> str:
+        return f"<ExtensionLink {self.hello.instance_id[:8]} ext {self.hello.extension_version}>"
+
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = 30.0
+    ) -> dict[str, Any]:
+        """Send a command and await its result. Raises CommandFailed / CdpError / timeouts."""
+        if self.closed.done():
+            raise ExtensionDisconnected(f"extension link closed: {self.closed.result()}")
+        request_id = next(self._ids)
+        params = params or {}
+        frame = protocol.encode_command(request_id, method, params)
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = (method, params, fut)
+        try:
+            await self.ws.send(frame)
+            if timeout is None:
+                return await fut
+            try:
+                async with asyncio.timeout(timeout):
+                    return await asyncio.shield(fut)
+            except TimeoutError:
+                if fut.done():
+                    return fut.result()
+                what = params.get("method", method) if method == "cdpCommand" else method
+                raise BridgeTimeout(f"the extension to answer {what}", timeout) from None
+        except ConnectionClosed as exc:
+            raise ExtensionDisconnected(f"extension link closed while sending {method}") from exc
+        finally:
+            self._pending.pop(request_id, None)
+
+    def fail_pending(
+        self, exc_factory: Callable[[str, dict[str, Any]], BaseException | None]
+    ) -> None:
+        """Reject pending requests for which ``exc_factory(method, params)`` gives an error."""
+        for method, params, fut in list(self._pending.values()):
+            if not fut.done():
+                exc = exc_factory(method, params)
+                if exc is not None:
+                    fut.set_exception(exc)
+
+    async def run(self) -> None:
+        """Receive until the connection ends; then every pending request fails at once."""
+        reason = "connection closed"
+        try:
+            async for frame in self.ws:
+                self._handle(frame)
+        except ConnectionClosed as exc:
+            reason = f"connection closed ({exc.rcvd.code if exc.rcvd else 'no close frame'})"
+        finally:
+            if not self.closed.done():
+                self.closed.set_result(reason)
+            self.fail_pending(lambda m, p: ExtensionDisconnected(f"extension link lost: {reason}"))
+
+    def _handle(self, frame: str | bytes) -> None:
+        try:
+            msg = protocol.decode_from_extension(frame)
+        except ProtocolError as exc:
+            self.malformed_frames += 1
+            log.warning("malformed frame from extension: %s", exc)
+            # An error reply, never a crash: the relay keeps serving this link.
+            task = asyncio.ensure_future(
+                self._send_quietly(protocol.encode_malformed(exc.request_id, str(exc)))
+            )
+            task.add_done_callback(lambda t: t.exception())
+            if exc.request_id is not None:
+                self._resolve_error(exc.request_id, "malformed", str(exc))
+            return
+        if isinstance(msg, Reply):
+            if msg.error is not None:
+                self._resolve_error(msg.id, msg.error.code, msg.error.message)
+            else:
+                entry = self._pending.get(msg.id)
+                if entry is not None and not entry[2].done():
+                    entry[2].set_result(msg.result or {})
+            return
+        try:
+            self._on_event(self, msg)
+        except Exception:  # an event consumer's bug must not take the link down
+            log.exception("event handler failed for %s", msg.method)
+
+    def _resolve_error(self, request_id: int, code: str, message: str) -> None:
+        entry = self._pending.get(request_id)
+        if entry is None or entry[2].done():
+            return
+        method, params, fut = entry
+        if method == "cdpCommand" and code == "cdp_error":
+            cdp_code, text = _split_cdp_message(message)
+            fut.set_exception(CdpError(str(params.get("method", "?")), text, cdp_code))
+        else:
+            fut.set_exception(CommandFailed(method, code, message))
+
+    async def _send_quietly(self, frame: str) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(frame)
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        await self.ws.close(code, reason)
+
+
+def _split_cdp_message(message: str) -> tuple[int | None, str]:
+    """The extension passes Chrome's error text, often ``{"code":-32000,"message":"..."}``."""
+    import json
+
+    try:
+        obj = json.loads(message)
+    except ValueError:
+        return None, message
+    if isinstance(obj, dict) and isinstance(obj.get("message"), str):
+        code = obj.get("code")
+        return (code if isinstance(code, int) else None), obj["message"]
+    return None, message

@@ -1,0 +1,248 @@
+"""The relay <-> extension wire protocol, as pure functions and data (no I/O).
+
+Both sides speak JSON text frames. The extension mirrors this module in
+``extension/protocol.js``; ``PROTOCOL_VERSION`` must change on both sides whenever a
+command, event or field changes, and the hello handshake refuses a mismatch with a
+message that names both versions.
+
+Frames:
+- extension -> relay, first frame: ``{"method": "hello", "params": {"protocolVersion", ...}}``
+- relay -> extension: ``{"method": "welcome", "params": {...}}`` or ``{"method": "refused",
+  "params": {"message": ...}}`` followed by a close.
+- relay -> extension commands: ``{"id": int, "method": <COMMANDS>, "params": {...}}``
+- extension -> relay replies: ``{"id": int, "result": {...}}`` or
+  ``{"id": int, "error": {"code": str, "message": str}}``
+- extension -> relay events (no id): ``{"method": <EVENTS>, "params": {...}}``
+- relay -> extension, answer to a frame it could not understand:
+  ``{"id": int | None, "error": {"code": "malformed", "message": ...}}``
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+__all__ = [
+    "COMMANDS",
+    "EVENTS",
+    "PROTOCOL_VERSION",
+    "Command",
+    "ErrorInfo",
+    "Event",
+    "Hello",
+    "ProtocolError",
+    "Reply",
+    "decode_command",
+    "decode_from_extension",
+    "encode",
+    "encode_command",
+    "encode_malformed",
+    "parse_hello",
+    "version_mismatch_message",
+]
+
+PROTOCOL_VERSION: Final = 1
+
+COMMANDS: Final = frozenset(
+    {
+        "listTabs",
+        "createTab",
+        "attachTab",
+        "detachTab",
+        "closeTab",
+        "activateTab",
+        "cdpCommand",
+        "ping",
+    }
+)
+EVENTS: Final = frozenset({"hello", "cdpEvent", "tabDetached", "tabUpdated", "tabRemoved"})
+
+# The biggest integer both JSON sides represent exactly (JavaScript's Number.MAX_SAFE_INTEGER).
+_MAX_ID: Final = 2**53 - 1
+
+
+class ProtocolError(ValueError):
+    """A frame that does not follow the protocol.
+
+    ``request_id`` is the frame's id when it had a usable one, so the peer can match
+    the error reply to its request.
+    """
+
+    def __init__(self, message: str, request_id: int | None = None) -> None:
+        super().__init__(message)
+        self.request_id = request_id
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    id: int
+    result: dict[str, Any] | None = None
+    error: ErrorInfo | None = None
+
+
+@dataclass(frozen=True)
+class Event:
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Command:
+    id: int
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Hello:
+    protocol_version: int
+    extension_version: str
+    instance_id: str
+    user_agent: str
+
+
+def encode(obj: dict[str, Any]) -> str:
+    # Compact separators: fewer bytes per frame on the hot path.
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode_command(request_id: int, method: str, params: dict[str, Any] | None = None) -> str:
+    if method not in COMMANDS:
+        raise ProtocolError(f"unknown command {method!r}; known: {', '.join(sorted(COMMANDS))}")
+    return encode({"id": request_id, "method": method, "params": params or {}})
+
+
+def encode_malformed(request_id: int | None, message: str) -> str:
+    return encode({"id": request_id, "error": {"code": "malformed", "message": message}})
+
+
+def _load(frame: str | bytes) -> dict[str, Any]:
+    if isinstance(frame, bytes):
+        try:
+            frame = frame.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ProtocolError(f"frame is not UTF-8: {exc}") from None
+    try:
+        obj = json.loads(frame)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ProtocolError(f"frame is not JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError(f"frame must be a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def _valid_id(value: Any) -> int | None:
+    # bool is an int subclass in Python; true/false are not ids.
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_ID:
+        return value
+    return None
+
+
+def _params(obj: dict[str, Any], request_id: int | None) -> dict[str, Any]:
+    params = obj.get("params", {})
+    if not isinstance(params, dict):
+        raise ProtocolError("'params' must be an object", request_id)
+    return params
+
+
+_EVENT_FIELDS: Final[dict[str, dict[str, tuple[type, ...]]]] = {
+    # field name -> accepted types; a leading "?" in the name marks optional fields
+    "hello": {"protocolVersion": (int,)},
+    "cdpEvent": {"tabId": (int,), "method": (str,), "?params": (dict,), "?sessionId": (str,)},
+    "tabDetached": {"tabId": (int,), "reason": (str,)},
+    "tabUpdated": {"tabId": (int,), "?url": (str,), "?title": (str,), "?status": (str,)},
+    "tabRemoved": {"tabId": (int,)},
+}
+
+
+def _check_fields(method: str, params: dict[str, Any]) -> None:
+    for name, types in _EVENT_FIELDS[method].items():
+        optional = name.startswith("?")
+        key = name.lstrip("?")
+        if key not in params:
+            if optional:
+                continue
+            raise ProtocolError(f"event {method!r} lacks required field {key!r}")
+        value = params[key]
+        if isinstance(value, bool) or not isinstance(value, types):
+            wanted = "/".join(t.__name__ for t in types)
+            raise ProtocolError(f"event {method!r} field {key!r} must be {wanted}")
+
+
+def decode_from_extension(frame: str | bytes) -> Reply | Event:
+    """Decode one frame sent by the extension, or raise ProtocolError saying what is wrong."""
+    obj = _load(frame)
+    if "id" in obj:
+        request_id = _valid_id(obj["id"])
+        if request_id is None:
+            raise ProtocolError(f"'id' must be a non-negative integer, got {obj['id']!r}")
+        if "result" in obj:
+            result = obj["result"]
+            if result is None:
+                result = {}
+            if not isinstance(result, dict):
+                raise ProtocolError("'result' must be an object", request_id)
+            return Reply(request_id, result=result)
+        if "error" in obj:
+            err = obj["error"]
+            if isinstance(err, str):  # tolerate the looser shape seed 003 uses
+                return Reply(request_id, error=ErrorInfo("error", err))
+            if (
+                not isinstance(err, dict)
+                or not isinstance(err.get("code"), str)
+                or not isinstance(err.get("message"), str)
+            ):
+                raise ProtocolError("'error' must be {code: string, message: string}", request_id)
+            return Reply(request_id, error=ErrorInfo(err["code"], err["message"]))
+        raise ProtocolError("a reply needs 'result' or 'error'", request_id)
+    method = obj.get("method")
+    if not isinstance(method, str):
+        raise ProtocolError("a frame needs an 'id' (reply) or a string 'method' (event)")
+    if method not in EVENTS:
+        raise ProtocolError(f"unknown event {method!r}")
+    params = _params(obj, None)
+    _check_fields(method, params)
+    return Event(method, params)
+
+
+def decode_command(frame: str | bytes) -> Command:
+    """Decode a relay -> extension command (used by the Python stand-in extension in tests)."""
+    obj = _load(frame)
+    request_id = _valid_id(obj.get("id"))
+    if request_id is None:
+        raise ProtocolError(f"'id' must be a non-negative integer, got {obj.get('id')!r}")
+    method = obj.get("method")
+    if not isinstance(method, str) or method not in COMMANDS:
+        raise ProtocolError(f"unknown command {method!r}", request_id)
+    return Command(request_id, method, _params(obj, request_id))
+
+
+def version_mismatch_message(extension_version: int) -> str:
+    return (
+        f"protocol version mismatch: relay speaks {PROTOCOL_VERSION}, extension speaks "
+        f"{extension_version}. Reload the extension from the bridge checkout you are running "
+        "(chrome://extensions -> bridge -> reload) so both come from the same version."
+    )
+
+
+def parse_hello(event: Event) -> Hello:
+    """Check the first frame of a connection; ProtocolError if it is not a compatible hello."""
+    if event.method != "hello":
+        raise ProtocolError(f"the first frame must be 'hello', got {event.method!r}")
+    p = event.params
+    version = p["protocolVersion"]
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError(version_mismatch_message(version))
+
+    def text(key: str) -> str:
+        value = p.get(key, "")
+        return value if isinstance(value, str) else ""
+
+    return Hello(version, text("extensionVersion"), text("instanceId"), text("userAgent"))

@@ -1,0 +1,342 @@
+"""The relay: a loopback WebSocket server the extension connects to.
+
+One port serves three things: ``GET /relay-info`` (discovery, for our extension's
+origin only), the ``/extension`` WebSocket (our extension's origin only), and nothing
+else. It never binds beyond 127.0.0.1, never sends a permissive CORS header, and checks
+the Host header so a DNS-rebinding page cannot reach it under another name.
+
+Several browsers' extensions may connect to one relay (every extension serves every
+relay in the port range). A ``LinkMatcher`` decides which of them this relay works
+with: a launched browser is recognised by the nonce in its start page; in live mode any
+link is accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import http
+import json
+import logging
+import os
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Final
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+from websockets.typing import Origin
+
+from bridge import __version__, protocol
+from bridge.errors import ExtensionNotConnected
+from bridge.link import ExtensionLink
+from bridge.protocol import Event, ProtocolError
+from bridge.waiting import scaled
+
+__all__ = [
+    "DEFAULT_ORIGIN",
+    "EXTENSION_ID",
+    "PORT_RANGE",
+    "LinkMatcher",
+    "Relay",
+]
+
+log = logging.getLogger(__name__)
+
+# Fixed by the manifest "key": the same id on every machine, so the origin can be pinned.
+EXTENSION_ID: Final = "iomhiibonjdeegefpemgdjbgoabaphda"
+DEFAULT_ORIGIN: Final = f"chrome-extension://{EXTENSION_ID}"
+PORT_RANGE: Final = (19222, 19250)
+# Full-page screenshots at scale 2 exceed 8 MiB; leave room for much larger ones.
+MAX_FRAME: Final = 256 * 1024 * 1024
+KEEPALIVE_S: Final = 15.0  # MV3 service workers need traffic at least every ~20-30 s
+
+# Close codes the extension understands (extension/protocol.js mirrors them).
+CLOSE_REFUSED: Final = 4001  # version mismatch or bad hello: do not retry quickly
+CLOSE_NOT_MINE: Final = 4003  # this relay serves another browser
+
+LinkMatcher = Callable[[ExtensionLink], Awaitable[bool]]
+
+
+async def accept_any(link: ExtensionLink) -> bool:
+    return True
+
+
+class Relay:
+    def __init__(
+        self,
+        *,
+        port: int | None = None,
+        port_range: tuple[int, int] = PORT_RANGE,
+        allowed_origins: Iterable[str] = (DEFAULT_ORIGIN,),
+        matcher: LinkMatcher = accept_any,
+        name: str = "bridge",
+    ) -> None:
+        self.host = "127.0.0.1"
+        self._wanted_port = port
+        self._port_range = port_range
+        self.allowed_origins = tuple(allowed_origins)
+        self.matcher = matcher
+        self.name = name
+        self.instance_id = uuid.uuid4().hex
+        self.started_at = 0.0
+        self._server: Server | None = None
+        self._port = 0
+        self._links: list[ExtensionLink] = []  # accepted, most recent last
+        self._link_changed = asyncio.Condition()
+        self._trusted_instances: set[str] = set()
+        self.event_listeners: list[Callable[[ExtensionLink, Event], None]] = []
+        self.link_lost_listeners: list[Callable[[ExtensionLink], None]] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        if not self._port:
+            raise RuntimeError("relay not started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self.host}:{self.port}/extension"
+
+    async def start(self) -> Relay:
+        ports = (
+            [self._wanted_port]
+            if self._wanted_port is not None
+            else list(range(self._port_range[0], self._port_range[1] + 1))
+        )
+        last: OSError | None = None
+        for port in ports:
+            try:
+                self._server = await serve(
+                    self._handle,
+                    self.host,
+                    port,
+                    origins=[Origin(o) for o in self.allowed_origins],
+                    process_request=self._process_request,
+                    max_size=MAX_FRAME,
+                    max_queue=None,
+                    compression=None,  # loopback: compression only costs CPU
+                    write_limit=MAX_FRAME,
+                )
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise
+                last = exc
+                continue
+            self._port = port
+            break
+        else:
+            lo, hi = (ports[0], ports[-1])
+            raise OSError(
+                errno.EADDRINUSE,
+                f"no free relay port in {lo}-{hi}: stop another bridge or pass a port",
+            ) from last
+        self.started_at = time.time()
+        log.info("relay listening on %s", self.url)
+        return self
+
+    async def stop(self) -> None:
+        if self._server is None:
+            return
+        server, self._server = self._server, None
+        server.close(close_connections=True)
+        with contextlib.suppress(Exception):
+            await server.wait_closed()
+        for task in list(self._tasks):
+            task.cancel()
+        self._tasks.clear()
+
+    async def __aenter__(self) -> Relay:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # -- links ---------------------------------------------------------------------
+
+    @property
+    def link(self) -> ExtensionLink | None:
+        """The link that serves this relay now (the most recently accepted one)."""
+        return self._links[-1] if self._links else None
+
+    @property
+    def links(self) -> list[ExtensionLink]:
+        return list(self._links)
+
+    async def wait_for_link(self, timeout: float | None = None) -> ExtensionLink:
+        """The serving link, waiting for one to connect for at most ``timeout`` seconds."""
+        link = self.link
+        if link is not None:
+            return link
+        timeout = scaled(10.0) if timeout is None else timeout
+        try:
+            async with asyncio.timeout(timeout), self._link_changed:
+                await self._link_changed.wait_for(lambda: self.link is not None)
+        except TimeoutError:
+            raise ExtensionNotConnected(
+                f"nothing connected to {self.url} within {timeout:.0f}s"
+            ) from None
+        link = self.link
+        assert link is not None
+        return link
+
+    def trust_instance(self, instance_id: str) -> None:
+        """Accept future links from this browser instance without asking the matcher."""
+        self._trusted_instances.add(instance_id)
+
+    # -- HTTP side -------------------------------------------------------------------
+
+    def relay_info(self) -> dict[str, Any]:
+        # Nothing here is a secret or useful to a web page: it only says "a relay lives here".
+        return {
+            "service": "bridge-relay",
+            "name": self.name,
+            "protocolVersion": protocol.PROTOCOL_VERSION,
+            "version": __version__,
+            "wsPath": "/extension",
+            "instanceId": self.instance_id,
+            "startedAt": int(self.started_at * 1000),
+            "pid": os.getpid(),
+        }
+
+    def _host_ok(self, headers: Headers) -> bool:
+        host = headers.get("Host", "")
+        return host in {f"127.0.0.1:{self._port}", f"localhost:{self._port}"}
+
+    def _discovery_allowed(self, headers: Headers) -> bool:
+        """Our extension, never a web page.
+
+        Checked in Chromium 156: an extension's fetch with host permission carries no
+        Origin header and ``Sec-Fetch-Site: none``. Every fetch a web page makes carries
+        ``Sec-Fetch-Site`` naming a site, and a CORS-mode one an Origin; both are refused.
+        """
+        origin = headers.get("Origin")
+        if origin is not None:
+            return origin in self.allowed_origins
+        return headers.get("Sec-Fetch-Site", "none") == "none"
+
+    def _process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if not self._host_ok(request.headers):
+            return _plain(conn, http.HTTPStatus.MISDIRECTED_REQUEST, "unknown Host\n")
+        if path == "/extension":
+            return None  # the WebSocket handshake checks the Origin (403 if foreign)
+        if path == "/relay-info":
+            if not self._discovery_allowed(request.headers):
+                return _plain(conn, http.HTTPStatus.FORBIDDEN, "forbidden origin\n")
+            return _response(
+                http.HTTPStatus.OK, json.dumps(self.relay_info()).encode(), "application/json"
+            )
+        return _plain(conn, http.HTTPStatus.NOT_FOUND, "not found\n")
+
+    # -- WebSocket side --------------------------------------------------------------
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        try:
+            async with asyncio.timeout(scaled(5.0)):
+                first = await ws.recv()
+        except (TimeoutError, ConnectionClosed):
+            await ws.close(CLOSE_REFUSED, "no hello")
+            return
+        try:
+            msg = protocol.decode_from_extension(first)
+            if not isinstance(msg, Event):
+                raise ProtocolError("the first frame must be 'hello'")
+            hello = protocol.parse_hello(msg)
+        except ProtocolError as exc:
+            await _refuse(ws, str(exc))
+            return
+        link = ExtensionLink(ws, hello, self._dispatch_event)
+        await ws.send(
+            protocol.encode(
+                {
+                    "method": "welcome",
+                    "params": {
+                        "protocolVersion": protocol.PROTOCOL_VERSION,
+                        "relayVersion": __version__,
+                        "instanceId": self.instance_id,
+                        "keepaliveMs": int(KEEPALIVE_S * 1000),
+                    },
+                }
+            )
+        )
+        runner = asyncio.ensure_future(link.run())
+        try:
+            if not await self._accepts(link):
+                await link.close(CLOSE_NOT_MINE, "this relay serves another browser")
+                await runner
+                return
+            self._trusted_instances.add(hello.instance_id)
+            async with self._link_changed:
+                self._links.append(link)
+                self._link_changed.notify_all()
+            log.info("extension connected: %r", link)
+            keepalive = asyncio.ensure_future(self._keepalive(link))
+            try:
+                await runner
+            finally:
+                keepalive.cancel()
+        finally:
+            if link in self._links:
+                async with self._link_changed:
+                    self._links.remove(link)
+                    self._link_changed.notify_all()
+                for listener in list(self.link_lost_listeners):
+                    listener(link)
+            runner.cancel()
+
+    async def _accepts(self, link: ExtensionLink) -> bool:
+        if link.instance_id and link.instance_id in self._trusted_instances:
+            return True
+        try:
+            return await self.matcher(link)
+        except Exception as exc:
+            log.warning("link matcher failed for %r: %s", link, exc)
+            return False
+
+    async def _keepalive(self, link: ExtensionLink) -> None:
+        # Traffic both ways keeps the MV3 service worker alive (Chrome 116+).
+        while not link.closed.done():
+            await asyncio.wait({link.closed}, timeout=KEEPALIVE_S)
+            if link.closed.done():
+                return
+            with contextlib.suppress(Exception):
+                await link.request("ping", timeout=KEEPALIVE_S)
+
+    def _dispatch_event(self, link: ExtensionLink, event: Event) -> None:
+        if link is not self.link:
+            return  # a link of another browser, or one being replaced
+        for listener in list(self.event_listeners):
+            listener(link, event)
+
+
+def _response(status: http.HTTPStatus, body: bytes, content_type: str) -> Response:
+    # Built whole: adding to conn.respond()'s headers would duplicate Content-Length,
+    # which Chromium rejects. Deliberately no Access-Control-* header.
+    headers = Headers(
+        [
+            ("Content-Type", content_type),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"),
+            ("Connection", "close"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, body)
+
+
+def _plain(conn: ServerConnection, status: http.HTTPStatus, text: str) -> Response:
+    return _response(status, text.encode(), "text/plain; charset=utf-8")
+
+
+async def _refuse(ws: ServerConnection, message: str) -> None:
+    with contextlib.suppress(ConnectionClosed):
+        await ws.send(protocol.encode({"method": "refused", "params": {"message": message}}))
+        # Close reasons are limited to 123 bytes; the full text went in the frame above.
+        await ws.close(CLOSE_REFUSED, message[:120])

@@ -1,0 +1,266 @@
+// @ts-check
+// Tabs and chrome.debugger on behalf of relays. Each attached tab has one owner: the
+// relay instance that attached it. Ownership is kept in chrome.storage.session so that
+// after a service-worker restart the surviving attachments are recognised as ours and
+// reused, never an "already attached" dead end.
+
+import { CommandError, encodeEvent } from './protocol.js';
+
+/** @typedef {{ instanceId: string, port: number, send: (frame: string) => void }} Owner */
+
+const DEBUGGER_VERSION = '1.3';
+const ORPHAN_GRACE_MS = 15000; // after a restart, how long a relay has to reclaim its tabs
+
+export class Debuggee {
+  constructor() {
+    /** @type {Map<number, string>} tabId -> relay instanceId */
+    this.owners = new Map();
+    /** @type {Map<string, Owner>} relay instanceId -> live connection */
+    this.relays = new Map();
+    this.ready = this.restore();
+  }
+
+  async restore() {
+    const { owners } = await chrome.storage.session.get('owners');
+    if (owners && typeof owners === 'object') {
+      for (const [tab, owner] of Object.entries(owners)) this.owners.set(Number(tab), String(owner));
+    }
+    if (this.owners.size) {
+      // Attachments whose relay never comes back are dropped, so no tab keeps the debugger bar.
+      setTimeout(() => this.dropOrphans(), ORPHAN_GRACE_MS);
+    }
+  }
+
+  persist() {
+    chrome.storage.session.set({ owners: Object.fromEntries(this.owners) }).catch(() => {});
+  }
+
+  async dropOrphans() {
+    for (const [tabId, owner] of [...this.owners]) {
+      if (!this.relays.has(owner)) {
+        this.owners.delete(tabId);
+        await chrome.debugger.detach({ tabId }).catch(() => {});
+      }
+    }
+    this.persist();
+  }
+
+  /** @param {Owner} relay */
+  addRelay(relay) {
+    this.relays.set(relay.instanceId, relay);
+  }
+
+  /** A relay went away while this worker lives: release its tabs. @param {string} instanceId */
+  async removeRelay(instanceId) {
+    this.relays.delete(instanceId);
+    for (const [tabId, owner] of [...this.owners]) {
+      if (owner === instanceId) {
+        this.owners.delete(tabId);
+        await chrome.debugger.detach({ tabId }).catch(() => {});
+      }
+    }
+    this.persist();
+  }
+
+  /** @param {number} tabId */
+  ownerOf(tabId) {
+    const id = this.owners.get(tabId);
+    return id === undefined ? undefined : this.relays.get(id);
+  }
+
+  // -- commands ------------------------------------------------------------------
+
+  /**
+   * @param {Owner} relay
+   * @param {string} method
+   * @param {any} params
+   * @returns {Promise<unknown>}
+   */
+  async command(relay, method, params) {
+    await this.ready;
+    switch (method) {
+      case 'ping':
+        return {};
+      case 'listTabs':
+        return { tabs: (await chrome.tabs.query({})).map((t) => this.describe(t, relay)) };
+      case 'createTab': {
+        const url = typeof params.url === 'string' ? params.url : 'about:blank';
+        const tab = await chrome.tabs.create({ url, active: !!params.active });
+        return { tabId: tab.id, url: tab.pendingUrl || tab.url || url };
+      }
+      case 'attachTab':
+        return this.attach(relay, tabIdOf(params));
+      case 'detachTab': {
+        const tabId = tabIdOf(params);
+        if (this.owners.get(tabId) !== relay.instanceId) {
+          throw new CommandError('not_attached', `tab ${tabId} is not attached by this relay`);
+        }
+        this.owners.delete(tabId);
+        this.persist();
+        await chrome.debugger.detach({ tabId }).catch(() => {});
+        return {};
+      }
+      case 'closeTab': {
+        const tabId = tabIdOf(params);
+        await chrome.tabs.remove(tabId).catch((e) => {
+          throw new CommandError('no_tab', `no tab ${tabId}: ${e.message}`);
+        });
+        return {};
+      }
+      case 'activateTab': {
+        const tab = await chrome.tabs.update(tabIdOf(params), { active: true }).catch((e) => {
+          throw new CommandError('no_tab', e.message);
+        });
+        if (tab && tab.windowId !== undefined) {
+          await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
+        }
+        return {};
+      }
+      default:
+        throw new CommandError('unknown_method', `unknown command ${method}`);
+    }
+  }
+
+  /**
+   * @param {chrome.tabs.Tab} t
+   * @param {Owner} relay
+   */
+  describe(t, relay) {
+    return {
+      tabId: t.id,
+      url: t.url || '',
+      pendingUrl: t.pendingUrl || '',
+      title: t.title || '',
+      active: t.active,
+      windowId: t.windowId,
+      status: t.status || '',
+      attachedHere: t.id !== undefined && this.owners.get(t.id) === relay.instanceId,
+    };
+  }
+
+  /**
+   * @param {Owner} relay
+   * @param {number} tabId
+   */
+  async attach(relay, tabId) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!tab) throw new CommandError('no_tab', `no tab ${tabId}`);
+    const owner = this.owners.get(tabId);
+    if (owner !== undefined && owner !== relay.instanceId && this.relays.has(owner)) {
+      const other = this.relays.get(owner);
+      throw new CommandError('attached_elsewhere', `tab ${tabId} is used by another bridge relay (port ${other?.port})`);
+    }
+    const targets = await chrome.debugger.getTargets();
+    const target = targets.find((t) => t.tabId === tabId);
+    if (owner !== undefined && target && target.attached) {
+      // Our own attachment survived (service-worker restart, or the relay re-attaching): reuse it.
+      this.owners.set(tabId, relay.instanceId);
+      this.persist();
+      return { tabId, url: tab.url || '', reused: true };
+    }
+    try {
+      await chrome.debugger.attach({ tabId }, DEBUGGER_VERSION);
+    } catch (e) {
+      const message = String(/** @type {Error} */ (e).message || e);
+      if (!/already attached/i.test(message)) throw new CommandError('attach_failed', message);
+      // Attached, but not on our books: if it is ours from a previous life, detach succeeds.
+      try {
+        await chrome.debugger.detach({ tabId });
+        await chrome.debugger.attach({ tabId }, DEBUGGER_VERSION);
+      } catch {
+        throw new CommandError(
+          'attached_by_other',
+          `another debugger (DevTools or another extension) is attached to tab ${tabId}; close it and retry`,
+        );
+      }
+    }
+    this.owners.set(tabId, relay.instanceId);
+    this.persist();
+    return { tabId, url: tab.url || '', reused: false };
+  }
+
+  /**
+   * The hot path: one CDP command. Returns a promise of the result.
+   * @param {Owner} relay
+   * @param {any} params
+   */
+  cdp(relay, params) {
+    const tabId = params.tabId;
+    if (this.owners.get(tabId) !== relay.instanceId) {
+      return Promise.reject(new CommandError('not_attached', `tab ${tabId} is not attached by this relay; attach it first`));
+    }
+    /** @type {chrome.debugger.DebuggerSession} */
+    const target = params.sessionId ? { tabId, sessionId: params.sessionId } : { tabId };
+    return chrome.debugger.sendCommand(target, params.method, params.params || {}).catch(async (e) => {
+      const message = String(e && e.message ? e.message : e);
+      const tab = await chrome.tabs.get(tabId).catch(() => null);
+      if (!tab) throw new CommandError('tab_closed', `tab ${tabId} was closed`);
+      if (this.owners.get(tabId) !== relay.instanceId) {
+        throw new CommandError('debugger_detached', `the debugger detached from tab ${tabId}`);
+      }
+      throw new CommandError('cdp_error', message);
+    });
+  }
+
+  // -- chrome events ---------------------------------------------------------------
+
+  /**
+   * @param {chrome.debugger.DebuggerSession} source
+   * @param {string} method
+   * @param {object | undefined} params
+   */
+  onEvent(source, method, params) {
+    if (source.tabId === undefined) return;
+    const relay = this.ownerOf(source.tabId);
+    if (!relay) return;
+    /** @type {any} */
+    const body = { tabId: source.tabId, method, params: params || {} };
+    if (source.sessionId) body.sessionId = source.sessionId;
+    relay.send(encodeEvent('cdpEvent', body));
+  }
+
+  /**
+   * @param {chrome.debugger.Debuggee} source
+   * @param {string} reason
+   */
+  onDetach(source, reason) {
+    if (source.tabId === undefined) return;
+    const relay = this.ownerOf(source.tabId);
+    this.owners.delete(source.tabId);
+    this.persist();
+    if (relay) relay.send(encodeEvent('tabDetached', { tabId: source.tabId, reason: String(reason) }));
+  }
+
+  /** @param {number} tabId */
+  onTabRemoved(tabId) {
+    const relay = this.ownerOf(tabId);
+    if (this.owners.delete(tabId)) this.persist();
+    if (relay) relay.send(encodeEvent('tabRemoved', { tabId }));
+  }
+
+  /**
+   * @param {number} tabId
+   * @param {chrome.tabs.TabChangeInfo} change
+   */
+  onTabUpdated(tabId, change) {
+    const relay = this.ownerOf(tabId);
+    if (!relay || !(change.url || change.title || change.status)) return;
+    /** @type {any} */
+    const body = { tabId };
+    if (change.url) body.url = change.url;
+    if (change.title) body.title = change.title;
+    if (change.status) body.status = change.status;
+    relay.send(encodeEvent('tabUpdated', body));
+  }
+
+  attachedTabs() {
+    return [...this.owners].map(([tabId, owner]) => ({ tabId, port: this.relays.get(owner)?.port ?? null }));
+  }
+}
+
+/** @param {any} params */
+function tabIdOf(params) {
+  const tabId = params && params.tabId;
+  if (!Number.isInteger(tabId)) throw new CommandError('bad_request', "'tabId' must be an integer");
+  return tabId;
+}

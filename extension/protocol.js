@@ -1,0 +1,51 @@
+// @ts-check
+// The relay <-> extension wire protocol. Mirrors bridge/protocol.py: change
+// PROTOCOL_VERSION on both sides whenever a command, event or field changes.
+
+export const PROTOCOL_VERSION = 1;
+
+/** Relays listen on the first free port of this range (bridge/relay.py PORT_RANGE). */
+export const PORT_FIRST = 19222;
+export const PORT_LAST = 19250;
+
+/** Close codes the relay uses (bridge/relay.py). */
+export const CLOSE_REFUSED = 4001; // version mismatch or bad hello
+export const CLOSE_NOT_MINE = 4003; // that relay serves another browser
+
+/**
+ * A reply frame, serialized without building an intermediate object (hot path).
+ * @param {number} id
+ * @param {unknown} result
+ */
+export function encodeResult(id, result) {
+  return '{"id":' + id + ',"result":' + JSON.stringify(result ?? {}) + '}';
+}
+
+/**
+ * @param {number | null} id
+ * @param {string} code
+ * @param {string} message
+ */
+export function encodeError(id, code, message) {
+  return JSON.stringify({ id, error: { code, message } });
+}
+
+/**
+ * @param {string} method
+ * @param {object} params
+ */
+export function encodeEvent(method, params) {
+  return JSON.stringify({ method, params });
+}
+
+/** An error that carries a protocol error code back to the relay. */
+export class CommandError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}

@@ -1,0 +1,115 @@
+// @ts-check
+// One WebSocket to one relay: the hello handshake, command dispatch, keepalive watchdog.
+
+import { CommandError, PROTOCOL_VERSION, encodeError, encodeResult } from './protocol.js';
+
+/** @typedef {import('./debuggee.js').Debuggee} Debuggee */
+
+const SILENCE_LIMIT_MS = 45000; // the relay pings every 15 s; this much silence means it is gone
+
+export class RelayConnection {
+  /**
+   * @param {number} port
+   * @param {string} instanceId relay instance, from /relay-info
+   * @param {Debuggee} debuggee
+   * @param {{ browserInstanceId: string, onClose: (conn: RelayConnection, code: number, reason: string) => void }} opts
+   */
+  constructor(port, instanceId, debuggee, opts) {
+    this.port = port;
+    this.instanceId = instanceId;
+    this.debuggee = debuggee;
+    this.opts = opts;
+    /** @type {'connecting' | 'connected' | 'closed'} */
+    this.state = 'connecting';
+    this.refusal = '';
+    this.lastFrameAt = Date.now();
+    this.ws = new WebSocket(`ws://127.0.0.1:${port}/extension`);
+    this.send = this.send.bind(this);
+    this.ws.onopen = () => {
+      this.ws.send(
+        JSON.stringify({
+          method: 'hello',
+          params: {
+            protocolVersion: PROTOCOL_VERSION,
+            extensionVersion: chrome.runtime.getManifest().version,
+            instanceId: opts.browserInstanceId,
+            userAgent: navigator.userAgent,
+          },
+        }),
+      );
+    };
+    this.ws.onmessage = (ev) => this.onFrame(ev.data);
+    this.ws.onclose = (ev) => this.closed(ev.code, ev.reason);
+    this.ws.onerror = () => {}; // onclose follows and carries what we need
+  }
+
+  /** @param {string} frame */
+  send(frame) {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frame);
+  }
+
+  /** @param {number} code @param {string} reason */
+  closed(code, reason) {
+    if (this.state === 'closed') return;
+    const wasConnected = this.state === 'connected';
+    this.state = 'closed';
+    if (wasConnected) this.debuggee.removeRelay(this.instanceId);
+    this.opts.onClose(this, code, this.refusal || reason);
+  }
+
+  close() {
+    try {
+      this.ws.close();
+    } catch {}
+    this.closed(1000, 'closed by extension');
+  }
+
+  silentTooLong() {
+    return this.state === 'connected' && Date.now() - this.lastFrameAt > SILENCE_LIMIT_MS;
+  }
+
+  /** @param {string} data */
+  onFrame(data) {
+    this.lastFrameAt = Date.now();
+    /** @type {any} */
+    let msg;
+    try {
+      msg = JSON.parse(data);
+    } catch {
+      this.send(encodeError(null, 'malformed', 'frame is not JSON'));
+      return;
+    }
+    if (msg === null || typeof msg !== 'object') {
+      this.send(encodeError(null, 'malformed', 'frame must be a JSON object'));
+      return;
+    }
+    const id = msg.id;
+    if (id === undefined) {
+      if (msg.method === 'welcome') {
+        this.state = 'connected';
+        this.debuggee.addRelay(this);
+      } else if (msg.method === 'refused') {
+        this.refusal = String(msg.params && msg.params.message);
+      }
+      return; // relay notices (e.g. its 'malformed' answers) need no reply
+    }
+    if (!Number.isInteger(id)) {
+      this.send(encodeError(null, 'malformed', "'id' must be an integer"));
+      return;
+    }
+    if (this.state !== 'connected') {
+      this.send(encodeError(id, 'not_ready', 'handshake not finished'));
+      return;
+    }
+    const params = msg.params && typeof msg.params === 'object' ? msg.params : {};
+    const work =
+      msg.method === 'cdpCommand' ? this.debuggee.cdp(this, params) : this.debuggee.command(this, msg.method, params);
+    work.then(
+      (result) => this.send(encodeResult(id, result)),
+      (e) => {
+        const code = e instanceof CommandError ? e.code : 'error';
+        this.send(encodeError(id, code, String(e && e.message ? e.message : e)));
+      },
+    );
+  }
+}
