@@ -89,6 +89,7 @@ class LaunchedBrowser:
         self.profile: Path | None = None
         self._stderr_tail: list[str] = []
         self._reader: asyncio.Task[None] | None = None
+        self.executable = ""
 
     @property
     def pid(self) -> int | None:
@@ -142,6 +143,7 @@ class LaunchedBrowser:
 
     async def start(self) -> LaunchedBrowser:
         args = self.command()
+        self.executable = args[0]
         self.process = await asyncio.create_subprocess_exec(
             *args,
             stdin=asyncio.subprocess.DEVNULL,
@@ -150,6 +152,8 @@ class LaunchedBrowser:
             start_new_session=True,  # its own process group: stop() takes every helper along
         )
         devtools_seen: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        # Retrieved even when nobody awaits it (no --remote-debugging): no "never retrieved" noise.
+        devtools_seen.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._reader = asyncio.ensure_future(self._read_stderr(devtools_seen))
         if self.options.remote_debugging:
             try:

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Set up bridge on a fresh Debian/Ubuntu machine with Python 3.11+: Chromium (apt, only when
+# missing), a virtualenv in .venv, and bridge with its dev tools installed into it.
+# Idempotent: a second run only checks. Used by the README's commands and by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+
+need_apt=()
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 \
+   && ! command -v google-chrome >/dev/null 2>&1 && [ -z "${BRIDGE_BROWSER:-}" ]; then
+  need_apt+=(chromium)
+fi
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  need_apt+=(python3-venv)
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "bootstrap: installing ${need_apt[*]} with apt-get" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+  echo "bootstrap: bridge needs Python 3.11 or newer (found $(python3 --version))" >&2; exit 1; }
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'

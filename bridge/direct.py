@@ -1,0 +1,82 @@
+"""A minimal direct CDP client (``--remote-debugging-port``), the reference we measure against.
+
+bridge never needs it to work: the benchmarks compare bridge's round trips with it, and
+tests use it to do what only the browser itself can (stop the extension's service
+worker, close a tab behind bridge's back).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from bridge.errors import CdpError
+from bridge.relay import MAX_FRAME
+
+__all__ = ["DirectCdp"]
+
+
+class DirectCdp:
+    def __init__(self, ws_url: str) -> None:
+        self.ws_url = ws_url
+        self._ws: ClientConnection | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._reader: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> DirectCdp:
+        self._ws = await connect(
+            self.ws_url, max_size=MAX_FRAME, compression=None, proxy=None, open_timeout=10
+        )
+        self._reader = asyncio.ensure_future(self._read())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+
+    async def _read(self) -> None:
+        assert self._ws is not None
+        try:
+            async for frame in self._ws:
+                msg = json.loads(frame)
+                fut = self._pending.pop(msg["id"], None) if "id" in msg else None
+                if fut is not None and not fut.done():
+                    if "error" in msg:
+                        fut.set_exception(CdpError("direct", str(msg["error"].get("message"))))
+                    else:
+                        fut.set_result(msg.get("result", {}))
+        finally:
+            for fut in self._pending.values():
+                if not fut.done():
+                    fut.set_exception(ConnectionError("direct CDP connection closed"))
+
+    async def call(
+        self, method: str, params: dict[str, Any] | None = None, session_id: str | None = None
+    ) -> dict[str, Any]:
+        assert self._ws is not None, "use 'async with DirectCdp(url)'"
+        request_id = next(self._ids)
+        msg: dict[str, Any] = {"id": request_id, "method": method, "params": params or {}}
+        if session_id:
+            msg["sessionId"] = session_id
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = fut
+        await self._ws.send(json.dumps(msg, separators=(",", ":")))
+        return await fut
+
+    async def targets(self, kind: str | None = None) -> list[dict[str, Any]]:
+        infos: list[dict[str, Any]] = (await self.call("Target.getTargets"))["targetInfos"]
+        return [t for t in infos if kind is None or t["type"] == kind]
+
+    async def attach(self, target_id: str) -> str:
+        result = await self.call("Target.attachToTarget", {"targetId": target_id, "flatten": True})
+        return str(result["sessionId"])

@@ -1,0 +1,189 @@
+"""The bridge pytest plugin (registered through the ``pytest11`` entry point).
+
+Fixtures open the relay, the extension link and tabs, exactly as the MCP server does:
+- ``relay`` (session): the loopback relay;
+- ``extension_link`` (session): a ``Browser`` whose extension is connected — a Chromium
+  launched for the session (temporary profile, fake ChatGPT/Gemini mapped in), or with
+  ``--live`` the person's own Chrome, which must connect by itself;
+- ``tab`` / ``new_tab`` (function): fresh attached tabs, closed afterwards;
+- ``fake_sites`` (session) / ``fakes`` (function, reset): the fake provider sites.
+
+Under pytest-xdist each worker is its own process: its own relay port, its own browser.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pytest
+import pytest_asyncio
+
+from bridge.browser import Browser
+from bridge.cdp import CdpSession
+from bridge.errors import BridgeError
+from bridge.launcher import LaunchedBrowser, LaunchOptions, find_browser
+from bridge.relay import Relay
+from bridge.waiting import scaled
+
+if TYPE_CHECKING:
+    from bridge.fakes import FakeSites
+
+__all__ = ["BridgeOptions"]
+
+NewTab = Callable[..., Awaitable[CdpSession]]
+
+
+@dataclass(frozen=True)
+class BridgeOptions:
+    live: bool = False
+    headed: bool = False
+    browser_path: str | None = None
+    chrome_args: tuple[str, ...] = field(default_factory=tuple)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("bridge", "bridge: real Chrome through the relay and the extension")
+    group.addoption(
+        "--live",
+        action="store_true",
+        help="use your running Chrome with the bridge extension (wait for it; never launch one)",
+    )
+    group.addoption("--headed", action="store_true", help="launch the test browser with a window")
+    group.addoption("--browser-path", default=None, help="Chromium/Chrome executable to launch")
+    group.addoption(
+        "--chrome-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="extra argument for the launched browser (repeatable)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "e2e: runs in a real browser through the relay and the bridge extension"
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    if config.getoption("--live"):
+        return "bridge: live mode (your Chrome with the bridge extension)"
+    try:
+        exe = str(find_browser(config.getoption("--browser-path")))
+    except BridgeError as exc:
+        exe = f"none found ({exc.__class__.__name__})"
+    mode = "headed" if config.getoption("--headed") else "headless"
+    return f"bridge: launched browser {exe} ({mode}), fake ChatGPT/Gemini"
+
+
+@pytest.fixture(scope="session")
+def bridge_options(pytestconfig: pytest.Config) -> BridgeOptions:
+    return BridgeOptions(
+        live=bool(pytestconfig.getoption("--live")),
+        headed=bool(pytestconfig.getoption("--headed")),
+        browser_path=pytestconfig.getoption("--browser-path"),
+        chrome_args=tuple(pytestconfig.getoption("--chrome-arg")),
+    )
+
+
+@pytest.fixture(scope="session")
+def fake_sites(bridge_options: BridgeOptions) -> Iterator[FakeSites]:
+    """The fake ChatGPT and Gemini sites (not used against a live browser)."""
+    if bridge_options.live:
+        pytest.skip("needs the fake ChatGPT/Gemini sites; --live talks to the real ones")
+    from bridge.fakes import FakeSites
+
+    sites = FakeSites()
+    sites.start()
+    try:
+        yield sites
+    finally:
+        sites.stop()
+
+
+@pytest.fixture
+def fakes(fake_sites: FakeSites) -> FakeSites:
+    """The fake sites, reset to their defaults for this test."""
+    fake_sites.chatgpt.reset()
+    fake_sites.gemini.reset()
+    return fake_sites
+
+
+@pytest.fixture(scope="session")
+def launched_browser(
+    bridge_options: BridgeOptions, request: pytest.FixtureRequest
+) -> LaunchedBrowser | None:
+    """The browser this session will launch (not started yet), or None with ``--live``."""
+    if bridge_options.live:
+        return None
+    if bridge_options.headed and not os.environ.get("DISPLAY"):
+        raise pytest.UsageError("--headed needs a display: run under `xvfb-run -a pytest ...`")
+    sites: FakeSites = request.getfixturevalue("fake_sites")
+    return LaunchedBrowser(
+        LaunchOptions(
+            browser_path=bridge_options.browser_path,
+            headless=not bridge_options.headed,
+            isolated=True,
+            remote_debugging=True,  # lets tests compare with, and poke at, the browser directly
+            extra_args=[*sites.chromium_args(), *bridge_options.chrome_args],
+        )
+    )
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def relay(launched_browser: LaunchedBrowser | None) -> AsyncIterator[Relay]:
+    # A launched browser is recognised by its start page; live mode takes any extension.
+    relay = Relay(matcher=launched_browser.is_mine) if launched_browser else Relay()
+    await relay.start()
+    try:
+        yield relay
+    finally:
+        await relay.stop()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def extension_link(
+    relay: Relay, launched_browser: LaunchedBrowser | None
+) -> AsyncIterator[Browser]:
+    """A Browser whose extension is connected to ``relay``."""
+    browser = Browser(relay)
+    if launched_browser is not None:
+        await launched_browser.start()
+    try:
+        try:
+            await relay.wait_for_link(scaled(60.0 if launched_browser is None else 30.0))
+        except BridgeError as exc:
+            detail = f"\n{launched_browser.stderr_tail()}" if launched_browser else ""
+            pytest.fail(f"{exc}{detail}", pytrace=False)
+        yield browser
+    finally:
+        await browser.detach_all()
+        if launched_browser is not None:
+            await launched_browser.stop()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def new_tab(extension_link: Browser) -> AsyncIterator[NewTab]:
+    """Factory: ``await new_tab(url, active=False)`` -> attached CdpSession, closed afterwards."""
+    opened: list[CdpSession] = []
+
+    async def open_tab(url: str = "about:blank", *, active: bool = False) -> CdpSession:
+        session = await extension_link.new_tab(url, active=active)
+        opened.append(session)
+        return session
+
+    yield open_tab
+    for session in opened:
+        if session.ended is None:
+            with contextlib.suppress(BridgeError):
+                await extension_link.close_tab(session.tab_id)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def tab(new_tab: NewTab) -> CdpSession:
+    """A fresh tab at about:blank, attached, closed after the test."""
+    return await new_tab()

@@ -1,0 +1,164 @@
+"""The MV3 extension's life: discovery, reconnection, service-worker restarts, many relays."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from bridge.browser import Browser
+from bridge.cdp import CdpSession
+from bridge.direct import DirectCdp
+from bridge.errors import CommandFailed, ExtensionDisconnected
+from bridge.launcher import LaunchedBrowser
+from bridge.relay import EXTENSION_ID, Relay
+from bridge.waiting import scaled
+
+pytestmark = pytest.mark.e2e
+
+
+def _mine(launched_browser: LaunchedBrowser | None) -> LaunchedBrowser:
+    if launched_browser is None:
+        pytest.skip("needs the launched test browser (not in --live mode)")
+    return launched_browser
+
+
+async def test_extension_connects_to_a_new_relay_within_a_second(
+    extension_link: Browser, launched_browser: LaunchedBrowser | None
+) -> None:
+    browser = _mine(launched_browser)
+    async with Relay(matcher=browser.is_mine) as second:
+        started = time.monotonic()
+        # The requirement is "connected within 1 s of the relay starting"; the bound here
+        # is scaled for slow machines, and the measured figure is in the closing note.
+        link = await second.wait_for_link(scaled(2.0))
+        assert time.monotonic() - started < scaled(2.0)
+        assert link.hello.extension_version
+        assert link.instance_id == extension_link.relay.link.instance_id  # type: ignore[union-attr]
+
+
+async def test_relay_restart_is_followed_by_a_working_command_within_2s(
+    extension_link: Browser, launched_browser: LaunchedBrowser | None, pages: str
+) -> None:
+    browser = _mine(launched_browser)
+    first = await Relay(matcher=browser.is_mine).start()
+    port = first.port
+    await first.wait_for_link(scaled(5.0))
+    await first.stop()
+    restarted = Relay(port=port, matcher=browser.is_mine)
+    await restarted.start()
+    try:
+        other = Browser(restarted, connect_timeout=scaled(2.0))
+        async with asyncio.timeout(scaled(2.0)):
+            tabs = await other.list_tabs()
+        assert any(t.url.startswith("data:text/html") for t in tabs)
+    finally:
+        await restarted.stop()
+
+
+async def test_stopped_service_worker_comes_back_and_the_next_command_works(
+    extension_link: Browser, direct_cdp: DirectCdp, tab: CdpSession, pages: str
+) -> None:
+    await tab.navigate(f"{pages}/")
+    link = extension_link.relay.link
+    assert link is not None
+    worker = next(
+        t
+        for t in await direct_cdp.targets("service_worker")
+        if t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
+    )
+    pending = asyncio.ensure_future(tab.evaluate("new Promise(() => {})", await_promise=True))
+    await direct_cdp.call("Target.closeTarget", {"targetId": worker["targetId"]})
+    # In flight when the worker died: fails at once, typed, instead of at its timeout.
+    async with asyncio.timeout(scaled(5.0)):
+        with pytest.raises(ExtensionDisconnected):
+            await pending
+    # The worker's alarm brings it back; the session re-attaches through the new link.
+    async with asyncio.timeout(scaled(15.0)):
+        assert await tab.evaluate("document.title") == "home"
+    assert extension_link.relay.link is not link
+
+
+async def test_two_relays_are_served_at_once_without_crosstalk(
+    extension_link: Browser, launched_browser: LaunchedBrowser | None, new_tab: object, pages: str
+) -> None:
+    browser = _mine(launched_browser)
+    async with Relay(matcher=browser.is_mine) as second_relay:
+        await second_relay.wait_for_link(scaled(5.0))
+        second = Browser(second_relay)
+        mine = await extension_link.new_tab(f"{pages}/console")
+        theirs = await second.new_tab(f"{pages}/console")
+        try:
+            await mine.send("Runtime.enable")
+            await theirs.send("Runtime.enable")
+            seen_mine: list[str] = []
+            seen_theirs: list[str] = []
+            mine.on("Runtime.consoleAPICalled", lambda p: seen_mine.append(p["args"][0]["value"]))
+            theirs.on(
+                "Runtime.consoleAPICalled", lambda p: seen_theirs.append(p["args"][0]["value"])
+            )
+            done_mine = mine.expect_event("Runtime.consoleAPICalled")
+            done_theirs = theirs.expect_event("Runtime.consoleAPICalled")
+            await mine.evaluate("console.log('for the first relay')")
+            await theirs.evaluate("console.log('for the second relay')")
+            await done_mine.wait(10)
+            await done_theirs.wait(10)
+            assert seen_mine == ["for the first relay"]
+            assert seen_theirs == ["for the second relay"]
+            # Each relay owns its tabs: the other cannot drive them.
+            link = second_relay.link
+            assert link is not None
+            with pytest.raises(CommandFailed) as refused:
+                await link.request(
+                    "cdpCommand",
+                    {
+                        "tabId": mine.tab_id,
+                        "method": "Runtime.evaluate",
+                        "params": {"expression": "1"},
+                    },
+                )
+            assert refused.value.error_code == "not_attached"
+            with pytest.raises(CommandFailed) as taken:
+                await link.request("attachTab", {"tabId": mine.tab_id})
+            assert taken.value.error_code == "attached_elsewhere"
+        finally:
+            await mine.close()
+            await theirs.close()
+
+
+async def test_a_web_page_cannot_read_relay_info_or_open_the_extension_socket(
+    tab: CdpSession, pages: str, extension_link: Browser
+) -> None:
+    await tab.navigate(f"{pages}/")
+    port = extension_link.relay.port
+    outcome = await tab.evaluate(
+        f"""(async () => {{
+            const out = {{}};
+            try {{ const r = await fetch('http://127.0.0.1:{port}/relay-info');
+                   out.fetch = 'read ' + r.status + ' ' + (await r.text()).slice(0, 40); }}
+            catch (e) {{ out.fetch = 'blocked'; }}
+            try {{ const r = await fetch('http://127.0.0.1:{port}/relay-info', {{mode: 'no-cors'}});
+                   out.noCors = r.type; }}
+            catch (e) {{ out.noCors = 'blocked'; }}
+            out.ws = await new Promise((resolve) => {{
+                const ws = new WebSocket('ws://127.0.0.1:{port}/extension');
+                ws.onopen = () => resolve('open');
+                ws.onerror = () => resolve('refused');
+            }});
+            return out;
+        }})()""",
+        await_promise=True,
+    )
+    assert outcome["fetch"] == "blocked"
+    assert outcome["noCors"] in {"opaque", "blocked"}  # an opaque response has no readable body
+    assert outcome["ws"] == "refused"
+    assert extension_link.relay.links == [extension_link.relay.link]
+
+
+async def test_listing_tabs_reports_which_are_attached_here(
+    extension_link: Browser, tab: CdpSession
+) -> None:
+    tabs = {t.tab_id: t for t in await extension_link.list_tabs()}
+    assert tabs[tab.tab_id].attached_here
+    assert not all(t.attached_here for t in tabs.values())

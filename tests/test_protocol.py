@@ -1,0 +1,117 @@
+"""The wire protocol as data: round trips, and every malformed frame is a ProtocolError."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bridge import protocol
+from bridge.protocol import Command, ErrorInfo, Event, ProtocolError, Reply
+
+json_scalars = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=20)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+json_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=5)
+ids = st.integers(0, 2**53 - 1)
+
+
+@given(ids, st.sampled_from(sorted(protocol.COMMANDS)), json_objects)
+def test_command_round_trip(request_id: int, method: str, params: dict[str, Any]) -> None:
+    frame = protocol.encode_command(request_id, method, params)
+    assert protocol.decode_command(frame) == Command(request_id, method, params)
+
+
+@given(ids, json_objects)
+def test_result_reply_round_trip(request_id: int, result: dict[str, Any]) -> None:
+    frame = json.dumps({"id": request_id, "result": result})
+    assert protocol.decode_from_extension(frame) == Reply(request_id, result=result)
+
+
+@given(ids, st.text(max_size=10), st.text(max_size=30))
+def test_error_reply_round_trip(request_id: int, code: str, message: str) -> None:
+    frame = json.dumps({"id": request_id, "error": {"code": code, "message": message}})
+    assert protocol.decode_from_extension(frame) == Reply(
+        request_id, error=ErrorInfo(code, message)
+    )
+
+
+@given(st.integers(0, 2**31), st.text(min_size=1, max_size=30), json_objects)
+def test_cdp_event_round_trip(tab_id: int, method: str, params: dict[str, Any]) -> None:
+    body = {"tabId": tab_id, "method": method, "params": params, "sessionId": "S1"}
+    frame = protocol.encode({"method": "cdpEvent", "params": body})
+    assert protocol.decode_from_extension(frame) == Event("cdpEvent", body)
+
+
+@given(st.binary(max_size=64) | st.text(max_size=64) | json_values.map(json.dumps))
+def test_anything_decodes_or_raises_protocol_error(frame: str | bytes) -> None:
+    # The relay's guarantee rests on this: no frame can raise anything but ProtocolError.
+    try:
+        msg = protocol.decode_from_extension(frame)
+    except ProtocolError:
+        return
+    assert isinstance(msg, Reply | Event)
+
+
+@pytest.mark.parametrize(
+    ("frame", "says"),
+    [
+        pytest.param("not json", "not JSON", id="not-json"),
+        pytest.param("[1, 2]", "JSON object", id="array"),
+        pytest.param('{"id": -1, "result": {}}', "non-negative integer", id="negative-id"),
+        pytest.param('{"id": true, "result": {}}', "non-negative integer", id="bool-id"),
+        pytest.param('{"id": 3}', "'result' or 'error'", id="reply-without-body"),
+        pytest.param('{"id": 3, "result": 5}', "'result' must be an object", id="scalar-result"),
+        pytest.param('{"id": 3, "error": {"code": 1}}', "code: string", id="bad-error"),
+        pytest.param('{"method": "nope"}', "unknown event", id="unknown-event"),
+        pytest.param('{"method": "cdpEvent", "params": {"tabId": "7"}}', "tabId", id="tab-id-type"),
+        pytest.param('{"method": "tabDetached", "params": {"tabId": 1}}', "reason", id="no-reason"),
+        pytest.param('{"params": {}}', "'method'", id="neither"),
+        pytest.param(b"\xff\xfe", "UTF-8", id="not-utf8"),
+    ],
+)
+def test_malformed_frames_say_what_is_wrong(frame: str | bytes, says: str) -> None:
+    with pytest.raises(ProtocolError, match=says):
+        protocol.decode_from_extension(frame)
+
+
+def test_error_keeps_the_request_id_when_it_had_one() -> None:
+    with pytest.raises(ProtocolError) as info:
+        protocol.decode_from_extension('{"id": 9, "result": "x"}')
+    assert info.value.request_id == 9
+
+
+def test_hello_with_another_version_names_both_versions() -> None:
+    event = Event("hello", {"protocolVersion": protocol.PROTOCOL_VERSION + 1})
+    with pytest.raises(ProtocolError) as info:
+        protocol.parse_hello(event)
+    message = str(info.value)
+    assert f"relay speaks {protocol.PROTOCOL_VERSION}" in message
+    assert f"extension speaks {protocol.PROTOCOL_VERSION + 1}" in message
+
+
+def test_hello_of_this_version_is_accepted() -> None:
+    hello = protocol.parse_hello(
+        Event("hello", {"protocolVersion": protocol.PROTOCOL_VERSION, "instanceId": "abc"})
+    )
+    assert hello.instance_id == "abc"
+
+
+def test_unknown_command_is_refused_before_sending() -> None:
+    with pytest.raises(ProtocolError, match="unknown command"):
+        protocol.encode_command(1, "formatDisk")
+
+
+def test_extension_mirrors_the_protocol_version() -> None:
+    from bridge.errors import extension_dir
+
+    js = (extension_dir() / "protocol.js").read_text()
+    assert f"export const PROTOCOL_VERSION = {protocol.PROTOCOL_VERSION};" in js

@@ -1,0 +1,172 @@
+"""The relay on its own: discovery, origin and host checks, the handshake, bad frames."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from bridge import protocol
+from bridge.errors import extension_dir
+from bridge.relay import CLOSE_REFUSED, DEFAULT_ORIGIN, EXTENSION_ID, PORT_RANGE, Relay
+from tests.standin import StandIn
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def lone_relay() -> AsyncIterator[Relay]:
+    async with Relay() as relay:
+        yield relay
+
+
+def _get(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    req = urllib.request.Request(url, headers=headers)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(req, timeout=10) as resp:
+            return resp.status, dict(resp.headers), resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), err.read()
+
+
+async def http_get(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    return await asyncio.to_thread(_get, url, headers)
+
+
+def test_extension_id_is_derived_from_the_manifest_key() -> None:
+    # Chrome's rule: sha256 of the DER public key, first 32 hex digits mapped 0-f -> a-p.
+    manifest = json.loads((extension_dir() / "manifest.json").read_text())
+    digest = hashlib.sha256(base64.b64decode(manifest["key"])).hexdigest()[:32]
+    assert "".join(chr(ord("a") + int(c, 16)) for c in digest) == EXTENSION_ID
+
+
+def test_extension_scans_the_relay_port_range() -> None:
+    js = (extension_dir() / "protocol.js").read_text()
+    assert f"PORT_FIRST = {PORT_RANGE[0]};" in js and f"PORT_LAST = {PORT_RANGE[1]};" in js
+
+
+async def test_relay_listens_on_loopback_in_the_port_range(lone_relay: Relay) -> None:
+    assert lone_relay.host == "127.0.0.1"
+    assert PORT_RANGE[0] <= lone_relay.port <= PORT_RANGE[1]
+
+
+async def test_taken_port_moves_to_the_next_free_one(lone_relay: Relay) -> None:
+    async with Relay(port_range=(lone_relay.port, PORT_RANGE[1])) as second:
+        assert second.port > lone_relay.port
+
+
+async def test_relay_info_answers_the_extension(lone_relay: Relay) -> None:
+    # What Chromium sends for an extension's fetch (no Origin, Sec-Fetch-Site: none).
+    status, headers, body = await http_get(
+        f"http://127.0.0.1:{lone_relay.port}/relay-info", **{"Sec-Fetch-Site": "none"}
+    )
+    assert status == 200
+    info = json.loads(body)
+    assert info["service"] == "bridge-relay"
+    assert info["protocolVersion"] == protocol.PROTOCOL_VERSION
+    assert not any(h.lower().startswith("access-control-") for h in headers)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        pytest.param({"Origin": "https://evil.example"}, id="foreign-origin"),
+        pytest.param({"Origin": "null"}, id="null-origin"),
+        pytest.param({"Sec-Fetch-Site": "cross-site"}, id="no-cors-page-fetch"),
+        pytest.param({"Origin": "chrome-extension://aaaabbbbccccdddd"}, id="other-extension"),
+    ],
+)
+async def test_relay_info_refuses_web_pages(lone_relay: Relay, headers: dict[str, str]) -> None:
+    status, resp_headers, _ = await http_get(
+        f"http://127.0.0.1:{lone_relay.port}/relay-info", **headers
+    )
+    assert status == 403
+    assert not any(h.lower().startswith("access-control-") for h in resp_headers)
+
+
+async def test_foreign_host_is_refused_against_dns_rebinding(lone_relay: Relay) -> None:
+    status, _, _ = await http_get(
+        f"http://127.0.0.1:{lone_relay.port}/relay-info", Host=f"evil.example:{lone_relay.port}"
+    )
+    assert status == 421
+
+
+async def test_unknown_path_is_404(lone_relay: Relay) -> None:
+    status, _, _ = await http_get(f"http://127.0.0.1:{lone_relay.port}/json/version")
+    assert status == 404
+
+
+@pytest.mark.parametrize("origin", ["https://evil.example", None], ids=["foreign", "missing"])
+async def test_extension_socket_refuses_other_origins_with_403(
+    lone_relay: Relay, origin: str | None
+) -> None:
+    with pytest.raises(InvalidStatus) as info:
+        async with connect(lone_relay.url, origin=origin, proxy=None):  # type: ignore[arg-type]
+            pass
+    assert info.value.response.status_code == 403
+    assert lone_relay.link is None
+
+
+async def test_version_mismatch_is_refused_naming_both_versions(lone_relay: Relay) -> None:
+    theirs = protocol.PROTOCOL_VERSION + 1
+    async with connect(lone_relay.url, origin=DEFAULT_ORIGIN, proxy=None) as ws:  # type: ignore[arg-type]
+        await ws.send(json.dumps({"method": "hello", "params": {"protocolVersion": theirs}}))
+        refused = json.loads(await ws.recv())
+        assert refused["method"] == "refused"
+        assert f"relay speaks {protocol.PROTOCOL_VERSION}" in refused["params"]["message"]
+        assert f"extension speaks {theirs}" in refused["params"]["message"]
+        with pytest.raises(ConnectionClosed) as closed:
+            await ws.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == CLOSE_REFUSED
+    assert lone_relay.link is None
+
+
+async def test_handshake_then_request_and_reply(lone_relay: Relay) -> None:
+    async with StandIn(lone_relay) as ext:
+        assert ext.welcome["method"] == "welcome"
+        link = await lone_relay.wait_for_link(5)
+        pending = asyncio.ensure_future(link.request("listTabs"))
+        command = await ext.serve_once({"result": {"tabs": []}})
+        assert command["method"] == "listTabs"
+        assert await pending == {"tabs": []}
+
+
+malformed = st.one_of(
+    st.text(max_size=40).filter(lambda s: not s.strip().startswith("{")),
+    st.just("{}"),
+    st.just('{"id": "x", "result": {}}'),
+    st.just('{"method": "cdpEvent", "params": {"tabId": 1}}'),
+    st.just('{"id": 1}'),
+    st.builds(
+        lambda n: json.dumps({"method": "tabRemoved", "params": {"tabId": str(n)}}), st.integers()
+    ),
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(frames=st.lists(malformed, min_size=1, max_size=5))
+async def test_every_malformed_frame_gets_an_error_and_the_relay_keeps_serving(
+    frames: list[str],
+) -> None:
+    async with Relay() as relay, StandIn(relay) as ext:
+        link = await relay.wait_for_link(5)
+        assert ext.ws is not None
+        for frame in frames:
+            await ext.ws.send(frame)
+            notice = json.loads(await ext.ws.recv())
+            assert notice["error"]["code"] == "malformed"
+        # Still serving: a normal request/reply round trip on the same connection.
+        pending = asyncio.ensure_future(link.request("ping"))
+        await ext.serve_once()
+        assert await pending == {}
+        assert link.malformed_frames == len(frames)
