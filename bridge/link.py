@@ -55,24 +55,30 @@ class ExtensionLink:
         request_id = next(self._ids)
         params = params or {}
         frame = protocol.encode_command(request_id, method, params)
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[dict[str, Any]] = loop.create_future()
         self._pending[request_id] = (method, params, fut)
+        # A plain timer on the future: cheaper than asyncio.timeout + shield on the hot path.
+        timer = (
+            loop.call_later(timeout, self._expire, request_id, method, params, timeout)
+            if timeout is not None
+            else None
+        )
         try:
             await self.ws.send(frame)
-            if timeout is None:
-                return await fut
-            try:
-                async with asyncio.timeout(timeout):
-                    return await asyncio.shield(fut)
-            except TimeoutError:
-                if fut.done():
-                    return fut.result()
-                what = params.get("method", method) if method == "cdpCommand" else method
-                raise BridgeTimeout(f"the extension to answer {what}", timeout) from None
+            return await fut
         except ConnectionClosed as exc:
             raise ExtensionDisconnected(f"extension link closed while sending {method}") from exc
         finally:
+            if timer is not None:
+                timer.cancel()
             self._pending.pop(request_id, None)
+
+    def _expire(self, request_id: int, method: str, params: dict[str, Any], timeout: float) -> None:
+        entry = self._pending.get(request_id)
+        if entry is not None and not entry[2].done():
+            what = params.get("method", method) if method == "cdpCommand" else method
+            entry[2].set_exception(BridgeTimeout(f"the extension to answer {what}", timeout))
 
     def fail_pending(
         self, exc_factory: Callable[[str, dict[str, Any]], BaseException | None]

@@ -179,6 +179,12 @@ def _check_fields(method: str, params: dict[str, Any]) -> None:
 def decode_from_extension(frame: str | bytes) -> Reply | Event:
     """Decode one frame sent by the extension, or raise ProtocolError saying what is wrong."""
     obj = _load(frame)
+    # Hot path first: a well-formed result reply needs no further checks.
+    result = obj.get("result")
+    if type(result) is dict and len(obj) == 2:
+        rid = obj.get("id")
+        if type(rid) is int and 0 <= rid <= _MAX_ID:
+            return Reply(rid, result=result)
     if "id" in obj:
         request_id = _valid_id(obj["id"])
         if request_id is None:

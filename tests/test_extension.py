@@ -10,7 +10,7 @@ import pytest
 from bridge.browser import Browser
 from bridge.cdp import CdpSession
 from bridge.direct import DirectCdp
-from bridge.errors import CommandFailed, ExtensionDisconnected
+from bridge.errors import CdpError, CommandFailed, ExtensionDisconnected
 from bridge.launcher import LaunchedBrowser
 from bridge.relay import EXTENSION_ID, Relay
 from bridge.waiting import scaled
@@ -162,3 +162,43 @@ async def test_listing_tabs_reports_which_are_attached_here(
     tabs = {t.tab_id: t for t in await extension_link.list_tabs()}
     assert tabs[tab.tab_id].attached_here
     assert not all(t.attached_here for t in tabs.values())
+
+
+async def test_popup_shows_the_relay_and_the_attached_tab(
+    extension_link: Browser, direct_cdp: DirectCdp, tab: CdpSession
+) -> None:
+    created = await direct_cdp.call(
+        "Target.createTarget", {"url": f"chrome-extension://{EXTENSION_ID}/popup.html"}
+    )
+    session = await direct_cdp.attach(created["targetId"])
+    port = extension_link.relay.port
+    relay_row = f"127.0.0.1:{port} — connected"
+    tab_row = f"tab {tab.tab_id} → relay {port}"
+    # Resolves on the DOM mutation that shows both rows, bounded by a page-side deadline.
+    expression = f"""new Promise((resolve) => {{
+        const text = () => (document.body ? document.body.innerText : '');
+        const ok = () => text().includes({relay_row!r}) && text().includes({tab_row!r});
+        if (ok()) return resolve(text());
+        new MutationObserver(() => ok() && resolve(text()))
+            .observe(document, {{subtree: true, childList: true, characterData: true}});
+        setTimeout(() => resolve(text()), 10000);
+    }})"""
+    try:
+        text = ""
+        for _ in range(3):  # the first evaluation may hit the initial about:blank going away
+            try:
+                result = await direct_cdp.call(
+                    "Runtime.evaluate",
+                    {"expression": expression, "awaitPromise": True, "returnByValue": True},
+                    session,
+                )
+            except CdpError as exc:
+                if "context" not in str(exc):
+                    raise
+                continue
+            text = result["result"]["value"]
+            break
+        assert relay_row in text
+        assert tab_row in text
+    finally:
+        await direct_cdp.call("Target.closeTarget", {"targetId": created["targetId"]})
