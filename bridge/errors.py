@@ -98,3 +98,84 @@ class BridgeTimeout(BridgeError, TimeoutError):
         super().__init__(f"timed out after {seconds:.1f}s waiting for {what}")
         self.what = what
         self.seconds = seconds
+
+
+class ProviderError(BridgeError):
+    """Something the provider's page showed or did; ``provider`` is chatgpt or gemini."""
+
+    code = "provider_error"
+
+    def __init__(self, provider: str, message: str) -> None:
+        super().__init__(message)
+        self.provider = provider
+
+
+class LoginRequired(ProviderError):
+    code = "login_required"
+
+    def __init__(self, provider: str) -> None:
+        site = "ChatGPT (chatgpt.com)" if provider == "chatgpt" else "Gemini (gemini.google.com)"
+        super().__init__(
+            provider,
+            f"{site} shows its login page: log in to {site} in the browser bridge uses "
+            "(with --launch, the bridge window; its profile keeps the login), then ask again.",
+        )
+
+
+class RateLimited(ProviderError):
+    code = "rate_limited"
+
+    def __init__(self, provider: str, notice: str) -> None:
+        super().__init__(
+            provider,
+            f"{provider} is rate limiting this account: {notice.strip()!r}. Wait until the limit "
+            "resets (the notice may say when), or ask the other provider meanwhile.",
+        )
+        self.notice = notice
+
+
+class ProviderErrorTurn(ProviderError):
+    code = "provider_error_turn"
+
+    def __init__(self, provider: str, notice: str) -> None:
+        super().__init__(
+            provider,
+            f"{provider} answered with an error instead of an answer: {notice.strip()[:200]!r}. "
+            "Ask again (a new chat often helps).",
+        )
+
+
+class ProviderStuck(ProviderError):
+    code = "provider_stuck"
+
+    def __init__(self, provider: str, reason: str, attempts: int) -> None:
+        what = (
+            "its stop button never went away"
+            if reason == "stuck_stop_button"
+            else "no response ever started"
+        )
+        super().__init__(
+            provider,
+            f"{provider} got stuck ({what}) on {attempts} attempt(s). Reload the "
+            f"{provider} tab or start a new chat, then ask again.",
+        )
+        self.reason = reason
+
+
+class InputNotAccepted(ProviderError):
+    code = "input_not_accepted"
+
+
+class SendFailed(ProviderError):
+    code = "send_failed"
+
+
+class StepTimeout(BridgeTimeout):
+    """A step of an ask ran out of time; ``step`` names it (connect, input, send, response…)."""
+
+    code = "timeout"
+
+    def __init__(self, provider: str, step: str, seconds: float) -> None:
+        super().__init__(f"{provider} step '{step}'", seconds)
+        self.provider = provider
+        self.step = step

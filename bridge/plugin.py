@@ -24,6 +24,7 @@ import pytest_asyncio
 
 from bridge.browser import Browser
 from bridge.cdp import CdpSession
+from bridge.core import Bridge
 from bridge.errors import BridgeError
 from bridge.launcher import LaunchedBrowser, LaunchOptions, find_browser
 from bridge.relay import Relay
@@ -181,6 +182,33 @@ async def new_tab(extension_link: Browser) -> AsyncIterator[NewTab]:
         if session.ended is None:
             with contextlib.suppress(BridgeError):
                 await extension_link.close_tab(session.tab_id)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def bridge(
+    extension_link: Browser,
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
+) -> AsyncIterator[Bridge]:
+    """The facade the MCP server uses, with a fresh state directory; its tabs close afterwards."""
+    before = set(extension_link.sessions)
+    state = tmp_path_factory.mktemp("bridge-state")
+    yield Bridge(extension_link, state_dir=state, session_key=f"test-{request.node.name}"[:80])
+    for tab_id in set(extension_link.sessions) - before:
+        with contextlib.suppress(BridgeError):
+            await extension_link.close_tab(tab_id)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def chatgpt_tab(bridge: Bridge) -> CdpSession:
+    """The ChatGPT tab an ask would use, connected (fake site unless --live)."""
+    return await bridge.provider_tab("chatgpt")
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def gemini_tab(bridge: Bridge) -> CdpSession:
+    """The Gemini tab an ask would use, connected (fake site unless --live)."""
+    return await bridge.provider_tab("gemini")
 
 
 @pytest_asyncio.fixture(loop_scope="session")

@@ -1,0 +1,536 @@
+// Injected into chatgpt.com / gemini.google.com tabs by bridge (Runtime.evaluate), once per
+// document. It only reads the page and performs the input steps the drivers ask for; every
+// decision (completion, fallbacks, retries) is made in Python. Selectors follow seed 000
+// §3.2 (ChatGPT) and §4.2 / §5.3 / §5.4 (Gemini: shadow DOM, language-independent icons).
+(() => {
+  const VERSION = '__BRIDGE_PAGE_VERSION__';
+  if (window.__bridgePage && window.__bridgePage.version === VERSION) return VERSION;
+
+  // ---- DOM helpers --------------------------------------------------------------------------
+
+  /** Every open shadow root below root (Gemini builds its UI from custom elements). */
+  function shadowRoots(root = document) {
+    const out = [];
+    const visit = (node) => {
+      for (const el of node.querySelectorAll('*')) {
+        if (el.shadowRoot) {
+          out.push(el.shadowRoot);
+          visit(el.shadowRoot);
+        }
+      }
+    };
+    visit(root);
+    return out;
+  }
+
+  /** querySelectorAll across the document and every shadow root (seed 000 §5.3 collectDeep). */
+  function collectDeep(selector, root = document) {
+    const seen = new Set();
+    const out = [];
+    for (const scope of [root, ...shadowRoots(root)]) {
+      for (const el of scope.querySelectorAll(selector)) {
+        if (!seen.has(el)) {
+          seen.add(el);
+          out.push(el);
+        }
+      }
+    }
+    return out;
+  }
+
+  const labelOf = (el) =>
+    `${el.getAttribute('aria-label') || ''} ${el.getAttribute('data-testid') || ''} ${el.textContent || ''}`;
+  const isDisabled = (el) =>
+    !!el && (el.disabled === true || el.getAttribute('aria-disabled') === 'true');
+  const last = (list) => (list.length ? list[list.length - 1] : null);
+  const norm = (s) => (s || '').replace(/\s+/g, '');
+
+  /** Text of an input: textarea value, else its paragraphs. */
+  function inputText(el) {
+    if (!el) return '';
+    if (el.tagName === 'TEXTAREA') return el.value;
+    const paras = el.querySelectorAll('p');
+    if (paras.length) return [...paras].map((p) => p.textContent || '').join('\n').trim();
+    return (el.textContent || '').trim();
+  }
+
+  // ---- markdown from rendered answers ----------------------------------------------------------
+
+  const BLOCKS = new Set(['P', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'UL', 'OL', 'PRE', 'BLOCKQUOTE', 'TABLE', 'HR']);
+
+  function inlineText(el) {
+    // Buttons inside answers are UI ("Copy code", "Thinking time: 17s"), never answer text.
+    let out = '';
+    for (const node of el.childNodes) {
+      if (node.nodeType === Node.TEXT_NODE) out += node.textContent;
+      else if (node.nodeType === Node.ELEMENT_NODE && node.tagName !== 'BUTTON') {
+        if (node.tagName === 'BR') out += '\n';
+        else if (node.tagName === 'CODE') out += '`' + node.textContent + '`';
+        else out += inlineText(node);
+      }
+    }
+    return out;
+  }
+
+  function listMarkdown(list, depth) {
+    const ordered = list.tagName === 'OL';
+    const lines = [];
+    let n = Number(list.getAttribute('start') || 1);
+    for (const li of list.children) {
+      if (li.tagName !== 'LI') continue;
+      const nested = [...li.children].filter((c) => c.tagName === 'UL' || c.tagName === 'OL');
+      const clone = li.cloneNode(true);
+      for (const c of [...clone.children]) if (c.tagName === 'UL' || c.tagName === 'OL') c.remove();
+      const marker = ordered ? `${n++}.` : '-';
+      lines.push(`${'  '.repeat(depth)}${marker} ${inlineText(clone).trim()}`);
+      for (const sub of nested) lines.push(listMarkdown(sub, depth + 1));
+    }
+    return lines.join('\n');
+  }
+
+  function codeMarkdown(pre) {
+    const code = pre.querySelector('code') || pre;
+    const cls = (code.getAttribute('class') || '') + ' ' + (pre.getAttribute('class') || '');
+    const lang = (/language-([\w+#-]+)/.exec(cls) || [])[1] || pre.getAttribute('data-language') || '';
+    const body = (code.textContent || '').replace(/\n$/, '');
+    return '```' + lang + '\n' + body + '\n```';
+  }
+
+  function blockMarkdown(el) {
+    switch (el.tagName) {
+      case 'PRE':
+        return codeMarkdown(el);
+      case 'UL':
+      case 'OL':
+        return listMarkdown(el, 0);
+      case 'BLOCKQUOTE':
+        return toMarkdown(el).split('\n').map((l) => '> ' + l).join('\n');
+      case 'TABLE':
+        return [...el.querySelectorAll('tr')]
+          .map((tr) => '| ' + [...tr.children].map((c) => inlineText(c).trim()).join(' | ') + ' |')
+          .join('\n');
+      case 'HR':
+        return '---';
+      default:
+        if (/^H[1-6]$/.test(el.tagName)) return '#'.repeat(Number(el.tagName[1])) + ' ' + inlineText(el).trim();
+        return inlineText(el).trim();
+    }
+  }
+
+  /** Markdown of a rendered answer container: paragraphs, headings, lists, fenced code. */
+  function toMarkdown(root) {
+    const parts = [];
+    const walk = (node) => {
+      for (const child of node.children) {
+        if (child.tagName === 'BUTTON') continue;
+        if (BLOCKS.has(child.tagName)) parts.push(blockMarkdown(child));
+        else if (child.querySelector(':scope p, :scope pre, :scope ul, :scope ol, :scope h1, :scope h2, :scope h3, :scope table'))
+          walk(child);
+        else {
+          const text = inlineText(child).trim();
+          if (text) parts.push(text);
+        }
+      }
+    };
+    walk(root);
+    return parts.filter((p) => p.trim()).join('\n\n').trim();
+  }
+
+  // ---- ChatGPT (seed 000 §3) --------------------------------------------------------------------
+
+  const RATE_LIMIT = /reached (our|your|the) (limit|usage cap)|too many requests|usage cap|上限に達し/i;
+  const ERROR_TEXT = /something went wrong|問題が発生/i;
+
+  const chatgpt = {
+    input: () =>
+      document.querySelector('textarea#prompt-textarea') ||
+      document.querySelector('textarea[data-testid="prompt-textarea"]') ||
+      document.querySelector('#prompt-textarea[contenteditable="true"]') ||
+      document.querySelector('.ProseMirror[contenteditable="true"]'),
+    sendButton: () =>
+      document.querySelector('button[data-testid="send-button"]') ||
+      [...document.querySelectorAll('button')].find((b) => /送信|Send/.test(b.getAttribute('aria-label') || '')) ||
+      null,
+    stopButton: () =>
+      document.querySelector('button[data-testid="stop-button"]') ||
+      [...document.querySelectorAll('button')].find((b) => /stop generating|stop streaming|生成を停止/i.test(labelOf(b))) ||
+      null,
+    users: () => document.querySelectorAll('[data-message-author-role="user"]'),
+    assistants: () => document.querySelectorAll('[data-message-author-role="assistant"]'),
+    lastTurn() {
+      const a = last(chatgpt.assistants());
+      return a ? a.closest('article') || a : null;
+    },
+    skipButton: () =>
+      document.querySelector('[data-testid="skip-thinking-button"]') ||
+      [...document.querySelectorAll('button')].find((b) => /skip thinking|今すぐ回答/i.test(b.textContent || '')) ||
+      null,
+    loginWall: () =>
+      !chatgpt.input() &&
+      !!(document.querySelector('[data-testid="login-button"], [data-testid="login-wall"]')),
+    rateLimit() {
+      const alert = [...document.querySelectorAll('[role="alert"], .rate-limit-notice')].find((a) =>
+        RATE_LIMIT.test(a.textContent || ''),
+      );
+      return alert ? alert.textContent.trim() : '';
+    },
+    errorTurn() {
+      const turn = chatgpt.lastTurn();
+      if (!turn) return '';
+      const err = turn.querySelector('.error-message, [role="alert"]');
+      if (err && ERROR_TEXT.test(err.textContent || '')) return err.textContent.trim();
+      return '';
+    },
+    observe() {
+      const assistants = chatgpt.assistants();
+      const lastA = last(assistants);
+      const turn = chatgpt.lastTurn();
+      const send = chatgpt.sendButton();
+      const md = lastA ? last(lastA.querySelectorAll('.markdown')) : null;
+      const turnText = turn ? turn.textContent || '' : '';
+      const markerScope = turn ? [...turn.querySelectorAll('button')].map((b) => b.textContent).join(' ') : '';
+      return {
+        user_count: chatgpt.users().length,
+        assistant_count: assistants.length,
+        has_stop_button: !!chatgpt.stopButton(),
+        send_button_present: !!send,
+        send_button_enabled: !!send && !isDisabled(send),
+        input_empty: !inputText(chatgpt.input()).trim(),
+        has_skip_thinking_button: !!chatgpt.skipButton(),
+        still_generating_text: /is still generating|generating a response|回答を生成しています/i.test(turnText),
+        thinking_complete_marker: /(思考時間[：:]\s*\d+)|(Thinking(?: time)?[:\s].*\d+\s*s)/i.test(markerScope),
+        last_assistant_text_len: md ? (md.textContent || '').length : 0,
+        login_wall: chatgpt.loginWall(),
+        rate_limited: !!chatgpt.rateLimit(),
+        error_turn: !!chatgpt.errorTurn(),
+      };
+    },
+    /** Seed 000 §3.5 extraction order. */
+    extract() {
+      const turn = chatgpt.lastTurn();
+      const lastA = last(chatgpt.assistants());
+      if (lastA) {
+        const md = last(lastA.querySelectorAll('.markdown'));
+        if (md && md.textContent.trim()) return { text: toMarkdown(md), method: 'markdown' };
+        const prose = last(lastA.querySelectorAll('.prose, [class*="markdown"]'));
+        if (prose && prose.textContent.trim()) return { text: toMarkdown(prose), method: 'prose' };
+      }
+      if (turn) {
+        const paras = [...turn.querySelectorAll('p')].map((p) => inlineText(p).trim()).filter(Boolean);
+        if (paras.length) return { text: paras.join('\n\n'), method: 'paragraphs' };
+        const clone = turn.cloneNode(true);
+        for (const b of clone.querySelectorAll('button, .sr-only, h5, h6')) b.remove();
+        const text = (clone.innerText || clone.textContent || '').trim();
+        if (text) return { text, method: 'article_text' };
+      }
+      const main = document.querySelector('main') || document.body;
+      let text = (main.innerText || '').trim();
+      // Cut at the next turn's label, but never in the first 10 characters (seed §3.5 note).
+      for (const marker of ['You said:', 'あなた:', 'You:']) {
+        const idx = text.lastIndexOf(marker);
+        if (idx > 10) text = text.slice(idx + marker.length);
+      }
+      return { text: text.trim(), method: 'body_text' };
+    },
+  };
+
+  // ---- Gemini (seed 000 §4, §5.3, §5.4) ---------------------------------------------------------
+
+  const gemini = {
+    input: () =>
+      last(collectDeep('rich-textarea [role="textbox"]')) ||
+      last(collectDeep('[role="textbox"][contenteditable="true"]')) ||
+      last(collectDeep('div[contenteditable="true"]')) ||
+      last(collectDeep('textarea')),
+    sendButton() {
+      const icon = last(collectDeep('mat-icon[data-mat-icon-name="send"]'));
+      if (icon) return icon.closest('button');
+      return collectDeep('button').find((b) => /プロンプトを送信|送信|Send/.test(labelOf(b))) || null;
+    },
+    stopButton() {
+      const icon = last(collectDeep('mat-icon[data-mat-icon-name="stop"]'));
+      if (icon) return icon.closest('button');
+      return collectDeep('button').find((b) => /^(stop|停止)/i.test((b.getAttribute('aria-label') || '').trim())) || null;
+    },
+    users: () => collectDeep('user-query, .user-query'),
+    responses: () => collectDeep('model-response'),
+    lastResponse: () => last(gemini.responses()),
+    scopeOf: (el) => (el && el.shadowRoot ? el.shadowRoot : el),
+    micButton: () => {
+      const img = last(collectDeep('img[alt="mic"]'));
+      const button = img ? img.closest('button') : null;
+      return button && !button.hidden ? button : null;
+    },
+    feedbackInLast() {
+      const scope = gemini.scopeOf(gemini.lastResponse());
+      return !!scope && !!scope.querySelector('img[alt="thumb_up"], img[alt="thumb_down"]');
+    },
+    loginWall: () =>
+      !gemini.input() &&
+      collectDeep('a[href*="accounts.google.com/ServiceLogin"], .sign-in-button').length > 0,
+    alertInLast(pattern, negate) {
+      const scope = gemini.scopeOf(gemini.lastResponse());
+      if (!scope) return '';
+      const alert = [...scope.querySelectorAll('[role="alert"]')].find((a) => pattern.test(a.textContent || '') !== negate);
+      return alert ? alert.textContent.trim() : '';
+    },
+    rateLimit: () => gemini.alertInLast(/limit|上限/i, false),
+    errorTurn: () => gemini.alertInLast(/limit|上限/i, true),
+    responseMarkdown() {
+      const scope = gemini.scopeOf(gemini.lastResponse());
+      return scope ? last(scope.querySelectorAll('.markdown')) || scope.querySelector('message-content') : null;
+    },
+    observe() {
+      const send = gemini.sendButton();
+      const md = gemini.responseMarkdown();
+      return {
+        user_count: gemini.users().length,
+        model_response_count: gemini.responses().length,
+        has_stop_button: !!gemini.stopButton(),
+        has_mic_button: !!gemini.micButton(),
+        has_feedback_buttons: gemini.feedbackInLast(),
+        send_button_enabled: !!send && !isDisabled(send),
+        input_empty: !inputText(gemini.input()).trim(),
+        last_response_text_len: md ? (md.textContent || '').length : 0,
+        login_wall: gemini.loginWall(),
+        rate_limited: !!gemini.rateLimit(),
+        error_turn: !!gemini.errorTurn(),
+      };
+    },
+    /** Seed 000 §4.4 extraction order. */
+    extract() {
+      const thumb = last(collectDeep('img[alt="thumb_up"]'));
+      const button = thumb ? thumb.closest('button') : null;
+      const container = button && button.parentElement ? button.parentElement.parentElement : null;
+      const lastResp = gemini.scopeOf(gemini.lastResponse());
+      if (container && lastResp && (lastResp === container.getRootNode())) {
+        const md = container.querySelector('.markdown') || container;
+        const text = toMarkdown(md);
+        if (text) return { text, method: 'feedback' };
+      }
+      const md = gemini.responseMarkdown();
+      if (md) {
+        const text = toMarkdown(md) || (md.textContent || '').trim();
+        if (text) return { text, method: 'selector' };
+      }
+      const live = last(collectDeep('[aria-live="polite"]'));
+      return { text: live ? (live.textContent || '').trim() : '', method: 'aria_live' };
+    },
+  };
+
+  const providers = { chatgpt, gemini };
+
+  // ---- watching -----------------------------------------------------------------------------
+
+  /** Observe the document and every shadow root (new ones included). */
+  function watchMutations(onChange) {
+    const observed = new WeakSet();
+    const options = { subtree: true, childList: true, characterData: true, attributes: true };
+    let mo;
+    const attach = () => {
+      for (const root of [document, ...shadowRoots()]) {
+        if (!observed.has(root)) {
+          observed.add(root);
+          mo.observe(root, options);
+        }
+      }
+    };
+    mo = new MutationObserver(() => {
+      attach();
+      onChange();
+    });
+    attach();
+    return () => mo.disconnect();
+  }
+
+  let stopWatching = null;
+
+  const api = {
+    version: VERSION,
+    collectDeep,
+    toMarkdown,
+    observe: (p) => providers[p].observe(),
+    extract: (p) => providers[p].extract(),
+    notices: (p) => ({ rateLimit: providers[p].rateLimit(), error: providers[p].errorTurn() }),
+    counts(p) {
+      const o = providers[p].observe();
+      return { user: o.user_count, assistant: p === 'chatgpt' ? o.assistant_count : o.model_response_count };
+    },
+
+    /** Report observe() through the CDP binding whenever it changes (one report per change). */
+    watch(p, binding) {
+      if (stopWatching) stopWatching();
+      let lastSent = '';
+      const report = () => {
+        const s = JSON.stringify(providers[p].observe());
+        if (s !== lastSent) {
+          lastSent = s;
+          window[binding](s);
+        }
+      };
+      stopWatching = watchMutations(report);
+      report();
+      return true;
+    },
+    unwatch() {
+      if (stopWatching) stopWatching();
+      stopWatching = null;
+      return true;
+    },
+
+    /**
+     * Resolve when the page is ready for a question or shows why it cannot be: composer
+     * present, login wall, or rate limit. Event-driven (mutations), bounded by timeoutMs.
+     */
+    whenReady(p, timeoutMs) {
+      const prov = providers[p];
+      const state = () => {
+        if (prov.loginWall()) return 'login';
+        if (prov.input() && document.readyState === 'complete') return 'ready';
+        return '';
+      };
+      return waitUntil(state, timeoutMs);
+    },
+
+    /** Resolve once no mutation happened for quietMs (page settled), or at timeoutMs. */
+    quiet(quietMs, timeoutMs) {
+      return new Promise((resolve) => {
+        let timer = setTimeout(done, quietMs);
+        const stop = watchMutations(() => {
+          clearTimeout(timer);
+          timer = setTimeout(done, quietMs);
+        });
+        const deadline = setTimeout(done, timeoutMs);
+        function done() {
+          clearTimeout(timer);
+          clearTimeout(deadline);
+          stop();
+          resolve(true);
+        }
+      });
+    },
+
+    /** Resolve when the send button is enabled (seed §6: wait for it, don't click blind). */
+    whenSendEnabled(p, timeoutMs) {
+      return waitUntil(() => {
+        const b = providers[p].sendButton();
+        return b && !isDisabled(b) ? 'enabled' : '';
+      }, timeoutMs);
+    },
+
+    /** Resolve when the user turn count exceeds n (the question was sent). */
+    whenUserCountAbove(p, n, timeoutMs) {
+      return waitUntil(() => (providers[p].users().length > n ? 'sent' : ''), timeoutMs);
+    },
+
+    focusInput(p) {
+      const el = providers[p].input();
+      if (!el) return false;
+      el.focus();
+      if (el.tagName === 'TEXTAREA') el.select();
+      else {
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const sel = getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+      }
+      return true;
+    },
+
+    /** Phase 1 input (seed §5.1 / §5.2): JavaScript only. */
+    setInputByScript(p, text) {
+      const el = providers[p].input();
+      if (!el) return false;
+      el.focus();
+      if (el.tagName === 'TEXTAREA') {
+        // React reads .value on input events; set it through the native setter first.
+        const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
+        setter.call(el, text);
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+      } else if (p === 'chatgpt') {
+        api.focusInput(p);
+        document.execCommand('insertText', false, text);
+      } else {
+        el.innerText = text;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+      return true;
+    },
+
+    clearInput(p) {
+      if (!api.focusInput(p)) return false;
+      document.execCommand('delete', false);
+      return true;
+    },
+
+    inputHolds(p, text) {
+      const have = norm(inputText(providers[p].input()));
+      const want = norm(text).slice(0, 20);
+      return want.length > 0 && have.includes(want);
+    },
+
+    /** Click send by script; returns the button's centre for the CDP mouse fallback. */
+    sendTarget(p) {
+      const b = providers[p].sendButton();
+      if (!b) return null;
+      b.scrollIntoView({ block: 'center' });
+      const r = b.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2, disabled: isDisabled(b) };
+    },
+    clickSend(p) {
+      const b = providers[p].sendButton();
+      if (!b || isDisabled(b)) return false;
+      b.click();
+      return true;
+    },
+    clickSkipThinking() {
+      const b = chatgpt.skipButton();
+      if (!b || isDisabled(b)) return false;
+      b.click();
+      return true;
+    },
+
+    /** Small page summary for debug dumps (seed §9.5 debug fields). */
+    debugInfo(p) {
+      const body = document.body ? document.body.innerText || '' : '';
+      return {
+        url: location.href,
+        title: document.title,
+        readyState: document.readyState,
+        visibilityState: document.visibilityState,
+        bodySnippet: body.slice(0, 200),
+        bodyLen: body.length,
+        observation: providers[p].observe(),
+      };
+    },
+  };
+
+  /** Resolve with state() once it is truthy, re-checking on every mutation; '' at timeout. */
+  function waitUntil(state, timeoutMs) {
+    return new Promise((resolve) => {
+      const now = state();
+      if (now) return resolve(now);
+      let stop = null;
+      const deadline = setTimeout(() => {
+        if (stop) stop();
+        resolve('');
+      }, timeoutMs);
+      const check = () => {
+        const s = state();
+        if (s) {
+          clearTimeout(deadline);
+          stop();
+          resolve(s);
+        }
+      };
+      stop = watchMutations(check);
+      // readyState changes are not DOM mutations.
+      document.addEventListener('readystatechange', check);
+    });
+  }
+
+  Object.defineProperty(window, '__bridgePage', { value: api, configurable: true, enumerable: false });
+  return VERSION;
+})();

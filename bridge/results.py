@@ -1,0 +1,113 @@
+"""What an ask returns: the answer, where it lives, how long each step took, what was used."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from bridge.errors import BridgeError
+
+__all__ = ["PROVIDERS", "AskResult", "BothResult", "Progress", "Provider", "Timings", "Used"]
+
+Provider = Literal["chatgpt", "gemini"]
+PROVIDERS: tuple[Provider, ...] = ("chatgpt", "gemini")
+
+
+@dataclass
+class Timings:
+    """Milliseconds per step (seed 000 §12.2 ChatResultWithTimings)."""
+
+    connect_ms: float = 0.0
+    wait_input_ms: float = 0.0
+    input_ms: float = 0.0
+    send_ms: float = 0.0
+    wait_response_ms: float = 0.0
+    total_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, float]:
+        return {
+            "connectMs": round(self.connect_ms, 1),
+            "waitInputMs": round(self.wait_input_ms, 1),
+            "inputMs": round(self.input_ms, 1),
+            "sendMs": round(self.send_ms, 1),
+            "waitResponseMs": round(self.wait_response_ms, 1),
+            "totalMs": round(self.total_ms, 1),
+        }
+
+
+@dataclass
+class Used:
+    """How the answer was obtained; scenario assertions (noFallback) read this."""
+
+    tab: str = ""  # "session" (recorded tab reused), "open_tab" (found), "new_tab"
+    input_phase: int = 0  # 1 = JavaScript, 2 = Input.insertText, 3 = key events
+    send_method: str = ""  # "js_click", "cdp_mouse", "enter"
+    completion: str = ""  # the detector's reason, e.g. "stop_gone_send_enabled"
+    extraction: str = ""  # which extraction step found the text, e.g. "markdown"
+    fallbacks: list[str] = field(default_factory=list)  # every fallback taken, by name
+    thinking: bool = False  # ChatGPT Thinking mode was seen
+    skipped_thinking: bool = False
+    retries: int = 0  # Gemini stuck retries
+    focus_emulated: bool = False  # background tab: Emulation.setFocusEmulationEnabled
+    brought_to_front: bool = False  # background tab: Page.bringToFront was needed
+
+    @property
+    def any_fallback(self) -> bool:
+        return bool(self.fallbacks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class AskResult:
+    provider: Provider
+    question: str
+    answer: str  # text, code blocks kept as fenced blocks
+    url: str  # the conversation URL
+    timings: Timings
+    used: Used
+    session_key: str
+    suspicious: bool = False  # seed 000 §10.5; a debug dump was written
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "answer": self.answer,
+            "url": self.url,
+            "timings": self.timings.to_dict(),
+            "used": self.used.to_dict(),
+            "sessionKey": self.session_key,
+            "suspicious": self.suspicious,
+        }
+
+
+@dataclass
+class BothResult:
+    """Each side's result or error; one side's failure never hides the other's answer."""
+
+    results: dict[Provider, AskResult]
+    errors: dict[Provider, BridgeError]
+    wall_ms: float
+
+    @property
+    def all_ok(self) -> bool:
+        return not self.errors
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"wallMs": round(self.wall_ms, 1)}
+        for provider, result in self.results.items():
+            out[provider] = result.to_dict()
+        for provider, error in self.errors.items():
+            out[provider] = {"error": {"code": error.code, "message": str(error)}}
+        return out
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Reported while waiting for an answer (MCP progress notifications read it)."""
+
+    provider: Provider
+    phase: str  # connect | input | send | waiting | thinking | streaming | extracting | done
+    elapsed_s: float
+    chars: int  # characters of the answer so far (0 until it streams)
