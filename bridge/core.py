@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bridge.browser import Browser
+from bridge.cdp import CdpSession
 from bridge.errors import BridgeError, ProviderStuck
 from bridge.providers.completion import CompletionTimings
-from bridge.cdp import CdpSession
 from bridge.providers.driver import AskOptions, ProgressCallback, connect_tab, run_ask
 from bridge.results import PROVIDERS, AskResult, BothResult, Provider
 from bridge.state import StateStore, project_key

@@ -599,6 +599,9 @@ class _Ask:
                 payload["page"] = await self.page(
                     f"debugInfo({json.dumps(self.provider)})", timeout=scaled(5.0)
                 )
+                if payload["page"].get("visibilityState") == "hidden":
+                    # A hidden tab produces no frames, so a screenshot would wait for one in vain.
+                    await self.tab.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
                 shot = await self.tab.send(
                     "Page.captureScreenshot", {"format": "png"}, timeout=scaled(10.0)
                 )

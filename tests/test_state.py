@@ -1,0 +1,77 @@
+"""State files: atomic, append-only, and whole when several processes write at once."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from bridge.state import StateStore, project_key
+
+
+def test_session_round_trip(tmp_path: Path) -> None:
+    store = StateStore(tmp_path)
+    assert store.get_session("proj", "chatgpt") is None
+    store.put_session("proj", "chatgpt", "https://chatgpt.com/c/1", 7)
+    entry = store.get_session("proj", "chatgpt")
+    assert entry is not None and (entry.url, entry.tab_id) == ("https://chatgpt.com/c/1", 7)
+    store.forget_session("proj", "chatgpt")
+    assert store.get_session("proj", "chatgpt") is None
+
+
+def test_layout_follows_the_seed(tmp_path: Path) -> None:
+    store = StateStore(tmp_path)
+    store.put_session("proj", "gemini", "https://gemini.google.com/app/x", 3)
+    data = json.loads((tmp_path / "sessions.json").read_text())
+    assert data["projects"]["proj"]["gemini"]["tabId"] == 3
+    assert data["projects"]["proj"]["gemini"]["lastUsed"].endswith("Z")
+
+
+def test_a_corrupt_sessions_file_is_kept_aside_not_lost(tmp_path: Path) -> None:
+    (tmp_path / "sessions.json").write_text("{not json")
+    store = StateStore(tmp_path)
+    assert store.get_session("p", "chatgpt") is None
+    assert list(tmp_path.glob("sessions.corrupt-*.json"))
+
+
+def test_history_is_append_only(tmp_path: Path) -> None:
+    store = StateStore(tmp_path)
+    store.append_history({"n": 1})
+    store.append_history({"n": 2, "answer": "multi\nline"})
+    assert [r["n"] for r in store.history()] == [1, 2]
+    assert len((tmp_path / "history.jsonl").read_text().splitlines()) == 2
+
+
+def test_project_key_is_the_working_directory_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert project_key() == tmp_path.name
+
+
+def _hammer(root: str, name: str, n: int) -> None:
+    store = StateStore(Path(root))
+    for i in range(n):
+        store.put_session(name, "chatgpt", f"https://chatgpt.com/c/{name}-{i}", i)
+        store.append_history({"project": name, "i": i, "answer": "x" * 5000})
+
+
+def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
+    n = 60
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_hammer, args=(str(tmp_path), name, n)) for name in ("a", "b")]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    store = StateStore(tmp_path)
+    records = store.history()  # json.loads on every line: none torn
+    assert len(records) == 2 * n
+    for name in ("a", "b"):
+        assert [r["i"] for r in records if r["project"] == name] == list(range(n))
+        entry = store.get_session(name, "chatgpt")
+        assert entry is not None and entry.url.endswith(f"{name}-{n - 1}")
+    assert not list(tmp_path.glob(".sessions.json.*.tmp"))  # no temporary files left behind
