@@ -169,6 +169,7 @@ class _Ask:
         await self.progress("connect")
         await self.connect()
         self.timings.connect_ms = clock.lap()
+        await self.keep_rendering()
         initial = await self.ready()
         self.timings.wait_input_ms = clock.lap()
         await self.progress("input")
@@ -224,6 +225,17 @@ class _Ask:
         current = str(await self.tab.evaluate("location.href"))
         if self.options.new_chat or (entry is not None and current != target_url):
             await self.tab.navigate(target_url, timeout=scaled(30.0))
+
+    async def keep_rendering(self) -> None:
+        """Seed §13 problem 4: a hidden tab renders no answer text (and no frames).
+
+        Focus emulation makes the page render as if visible without touching the person's
+        window focus, so answers stream into the DOM and progress can count characters.
+        Page.bringToFront stays the last resort (``_reveal_text``).
+        """
+        if await self.tab.evaluate("document.visibilityState") == "hidden":
+            await self.tab.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
+            self.used.focus_emulated = True
 
     async def _try_tab(self, tab_id: int) -> CdpSession | None:
         """Attach and health-check (seed §9.1: reuse 3 s, health check 4 s)."""
@@ -492,8 +504,9 @@ class _Ask:
         """
         now = time.monotonic()
         if since is None:
-            await self.tab.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
-            self.used.focus_emulated = True
+            if not self.used.focus_emulated:
+                await self.tab.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
+                self.used.focus_emulated = True
             return now
         if not self.used.brought_to_front and now - since >= self.options.focus_grace_s:
             await self.tab.send("Page.bringToFront")

@@ -94,7 +94,7 @@ async def test_chatgpt_input_phases_on_both_composers(
     result = await bridge.ask("chatgpt", QUESTION, new_chat=True, first_input_phase=phase)
     assert fakes.chatgpt.records[-1].text == QUESTION  # the composer sent exactly the question
     assert result.used.input_phase == phase
-    assert ("input:phase%d" % phase in result.used.fallbacks) == (phase > 1)
+    assert (f"input:phase{phase}" in result.used.fallbacks) == (phase > 1)
 
 
 async def test_gemini_input_by_insert_text(bridge: Bridge, fakes: FakeSites) -> None:
@@ -334,3 +334,32 @@ async def test_two_processes_asking_at_once_keep_state_files_whole(
     sessions = json.loads((tmp_path / "state" / "sessions.json").read_text())["projects"]
     assert sessions["agent-a"]["chatgpt"]["url"].startswith("https://chatgpt.com/c/")
     assert sessions["agent-b"]["gemini"]["url"].startswith("https://gemini.google.com/app/")
+
+
+async def test_suspicious_answer_is_flagged_and_dumped(bridge: Bridge, fakes: FakeSites) -> None:
+    # Seed §10.5: the question has digits, the answer has none.
+    fakes.chatgpt.queue(Behaviour(answer="ok"))
+    result = await bridge.ask("chatgpt", "What changed in Python 3.12 typing?", new_chat=True)
+    assert result.answer == "ok" and result.suspicious
+    dumps = list((bridge.store.debug_dir).glob("chatgpt-*.json"))
+    assert len(dumps) == 1
+    dump = json.loads(dumps[0].read_text())
+    assert dump["why"] == "suspicious answer"
+    assert dump["observations"] and dump["page"]["url"].startswith("https://chatgpt.com/")
+    assert (dumps[0].with_suffix(".png")).read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
+async def test_progress_is_reported_while_waiting(
+    bridge: Bridge, fakes: FakeSites, provider: str
+) -> None:
+    getattr(fakes, provider).queue(Behaviour(chunk_chars=20, chunk_interval_ms=30))
+    seen: list[tuple[str, int]] = []
+    await bridge.ask(
+        provider, QUESTION, new_chat=True, on_progress=lambda p: seen.append((p.phase, p.chars))
+    )  # type: ignore[arg-type]
+    phases = [phase for phase, _ in seen]
+    assert phases[0] == "connect" and phases[-1] == "done"
+    assert "streaming" in phases
+    chars = [c for phase, c in seen if phase == "streaming"]
+    assert chars == sorted(chars) and chars[-1] > 0  # characters so far, growing
