@@ -68,6 +68,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "e2e: runs in a real browser through the relay and the bridge extension"
     )
+    # Scenario files (scenarios/*.json) as tests: a plugin of its own, same fixtures.
+    from bridge.scenarios import plugin as scenario_plugin
+
+    if not config.pluginmanager.has_plugin("bridge-scenarios"):
+        config.pluginmanager.register(scenario_plugin, "bridge-scenarios")
 
 
 def pytest_report_header(config: pytest.Config) -> str:

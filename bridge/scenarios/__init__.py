@@ -1,0 +1,1 @@
+"""Scenario files as pytest tests: loading (pure), assertions (pure), the pytest hooks."""

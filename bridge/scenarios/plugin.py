@@ -1,0 +1,1 @@
+"""pytest hooks for scenario files (being written)."""
