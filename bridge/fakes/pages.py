@@ -1,0 +1,87 @@
+"""What both fake sites serve alike: their HTML shells, static scripts, and the report endpoint.
+
+The page-level settings (locale, input kind, logged-out state, hydration delay) are rendered into
+the HTML as a JSON ``<script>`` block, read from the site's default behaviour at load time, the
+way a real site's server renders per-account settings into its shell.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from bridge.fakes.behaviour import Behaviour
+from bridge.fakes.controller import SiteController
+
+__all__ = ["REPORT_PATH", "STATIC_PREFIX", "common_routes", "page_response"]
+
+STATIC_PREFIX = "/__fake/static/"
+REPORT_PATH = "/__fake/report"
+_EVENTS = ("first_token", "text_visible", "complete")
+_STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+
+
+def _static_text(name: str) -> str:
+    return resources.files("bridge.fakes").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def page_response(site: str, behaviour: Behaviour) -> Response:
+    """The site's HTML shell with its page-level settings rendered in."""
+    config = {
+        "site": site,
+        "locale": behaviour.locale,
+        "inputKind": behaviour.input_kind,
+        "loggedOut": behaviour.state == "logged_out",
+        "hydrationMs": behaviour.hydration_ms,
+    }
+    # "</" inside a <script> block would end it early, whatever the JSON says.
+    config_json = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")
+    html = (
+        _static_text(f"{site}.html")
+        .replace("__LANG__", behaviour.locale)
+        .replace("__FAKE_CONFIG__", config_json)
+    )
+    return HTMLResponse(html, headers={"cache-control": "no-store"})
+
+
+async def _static(request: Request) -> Response:
+    name = request.path_params["name"]
+    suffix = name[name.rfind(".") :] if "." in name else ""
+    if "/" in name or suffix not in _STATIC_TYPES:
+        return Response(status_code=404)
+    try:
+        text = _static_text(name)
+    except FileNotFoundError:
+        return Response(status_code=404)
+    return Response(text, media_type=_STATIC_TYPES[suffix], headers={"cache-control": "no-store"})
+
+
+def _report_endpoint(controller: SiteController) -> Route:
+    async def report(request: Request) -> Response:
+        """The page says when its DOM showed something (times are the page's clock)."""
+        try:
+            body = json.loads(await request.body())
+            question_id = str(body["question_id"])
+            event = body["event"]
+            at = float(body["at"])
+            stopped = bool(body.get("stopped", False))
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": "bad report"}, status_code=400)
+        if event not in _EVENTS:
+            return JSONResponse({"error": f"unknown event {event!r}"}, status_code=400)
+        known = controller.page_reported(question_id, event, at, stopped=stopped)
+        return JSONResponse({"ok": known}, status_code=200 if known else 404)
+
+    return Route(REPORT_PATH, report, methods=["POST"])
+
+
+def common_routes(controller: SiteController) -> list[Route]:
+    """The routes every fake site has besides its own: static scripts and the report sink."""
+    return [
+        Route(STATIC_PREFIX + "{name}", _static, methods=["GET"]),
+        _report_endpoint(controller),
+    ]
