@@ -1,5 +1,7 @@
 """``python -m bridge``: terminal commands over the same core the MCP server uses.
 
+- ``python -m bridge ask "question" [--provider chatgpt|gemini|both] [--launch]``: ask once
+  and print the answer (``--json`` for the whole result).
 - ``python -m bridge relay [--launch] [--headless]``: run a relay, optionally with a
   launched Chromium, and report when the extension connects (until Ctrl-C).
 """
@@ -9,10 +11,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 from bridge.browser import Browser
 from bridge.errors import BridgeError
@@ -92,14 +96,79 @@ async def _relay_main(args: argparse.Namespace) -> int:
             await launched.stop()
 
 
+async def _ask_main(args: argparse.Namespace) -> int:
+    from bridge.runtime import Runtime, RuntimeOptions
+
+    if args.launch and not args.headless and _no_display():
+        args.headless = True
+    runtime = Runtime(
+        RuntimeOptions(
+            launch=args.launch,
+            headless=args.headless,
+            isolated=args.isolated,
+            browser_path=args.browser_path,
+            chrome_args=args.chrome_arg,
+            state_dir=args.state_dir,
+            session_key=args.session_key,
+            relay_port=args.relay_port,
+        )
+    )
+    try:
+        await runtime.start()
+        runtime.browser.connect_timeout = args.connect_timeout
+        if args.provider == "both":
+            both = await runtime.bridge.ask_both(
+                args.question, new_chat=args.new_chat, timeout=args.timeout
+            )
+            if args.json:
+                print(json.dumps(both.to_dict(), ensure_ascii=False, indent=2))
+            else:
+                for provider, result in both.results.items():
+                    print(f"## {provider}\n\n{result.answer}\n")
+                for provider, error in both.errors.items():
+                    print(f"## {provider}\n\nerror [{error.code}]: {error}\n")
+            return 0 if both.results else 1
+        result = await runtime.bridge.ask(
+            args.provider, args.question, new_chat=args.new_chat, timeout=args.timeout
+        )
+        print(
+            json.dumps(result.to_dict(), ensure_ascii=False, indent=2)
+            if args.json
+            else result.answer
+        )
+        return 0
+    except BridgeError as exc:
+        print(f"error [{exc.code}]: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        await runtime.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bridge", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    ask = sub.add_parser("ask", help="ask ChatGPT, Gemini or both once and print the answer")
+    ask.add_argument("question")
+    ask.add_argument("--provider", choices=["chatgpt", "gemini", "both"], default="both")
+    ask.add_argument("--new-chat", action="store_true", help="start a new conversation")
+    ask.add_argument("--timeout", type=float, default=None, help="seconds to wait for the answer")
+    ask.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    ask.add_argument("--state-dir", type=Path, default=None)
+    ask.add_argument("--session-key", default=None)
+    ask.add_argument("--relay-port", type=int, default=None, help="relay port (default: 19222+)")
+    ask.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=10.0,
+        help="seconds to wait for the extension to connect (default 10)",
+    )
+    _browser_args(ask)
     relay = sub.add_parser("relay", help="run a relay and report the extension's connection")
     _browser_args(relay)
     args = parser.parse_args(argv)
+    runner = _ask_main if args.command == "ask" else _relay_main
     with contextlib.suppress(KeyboardInterrupt):
-        return asyncio.run(_relay_main(args))
+        return asyncio.run(runner(args))
     return 130
 
 

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import signal
+import sys
 import tempfile
 import uuid
 from collections.abc import Sequence
@@ -34,6 +35,16 @@ __all__ = [
 ]
 
 _CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+
+
+def _die_with_parent() -> None:
+    """Linux: the browser gets SIGTERM if bridge dies without cleaning up (even SIGKILL)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
 class BrowserNotFound(BridgeError):
@@ -150,6 +161,7 @@ class LaunchedBrowser:
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,  # its own process group: stop() takes every helper along
+            preexec_fn=_die_with_parent,
         )
         devtools_seen: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         # Retrieved even when nobody awaits it (no --remote-debugging): no "never retrieved" noise.
@@ -198,7 +210,8 @@ class LaunchedBrowser:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
             try:
-                async with asyncio.timeout(5.0):
+                # Short: the MCP server must be gone within 5 s of being told to stop.
+                async with asyncio.timeout(2.5):
                     await proc.wait()
             except TimeoutError:
                 with contextlib.suppress(ProcessLookupError):

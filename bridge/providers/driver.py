@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import logging
 import secrets
@@ -27,6 +28,7 @@ from bridge.errors import (
     CommandFailed,
     InputNotAccepted,
     LoginRequired,
+    ProviderError,
     ProviderErrorTurn,
     ProviderStuck,
     RateLimited,
@@ -259,7 +261,11 @@ class _Ask:
             except (BridgeError, TimeoutError) as exc:
                 last = exc
                 log.warning("new %s tab failed (attempt %d): %s", self.provider, attempt + 1, exc)
-        raise StepTimeout(self.provider, "connect (new tab)", scaled(30.0)) from last
+        raise ProviderError(
+            self.provider,
+            f"could not open a {self.provider} tab after 3 attempts: {last}. Is the site "
+            "reachable from that browser?",
+        ) from last
 
     async def ready(self) -> int:
         """Composer present and page settled; returns the initial response count."""
@@ -368,7 +374,15 @@ class _Ask:
             send_clock = time.monotonic()
             await self._click_send()
             self.timings.send_ms = (time.monotonic() - send_clock) * 1000
-            return await self._wait_for_completion(detector, queue)
+            try:
+                return await self._wait_for_completion(detector, queue)
+            except asyncio.CancelledError:
+                # The caller gave up (an MCP client cancelled): stop the answer so the next
+                # ask finds the composer ready instead of a tab still generating.
+                with contextlib.suppress(BaseException):
+                    async with asyncio.timeout(scaled(3.0)):
+                        await asyncio.shield(self.page(f"clickStop({name})"))
+                raise
         finally:
             unsubscribe()
             if self.tab.ended is None:

@@ -485,6 +485,13 @@
       b.click();
       return true;
     },
+    /** A cancelled ask stops the answer so the tab is ready for the next question. */
+    clickStop(p) {
+      const b = providers[p].stopButton();
+      if (!b) return false;
+      b.click();
+      return true;
+    },
     clickSkipThinking() {
       const b = chatgpt.skipButton();
       if (!b || isDisabled(b)) return false;

@@ -1,0 +1,1 @@
+"""bridge as an MCP server: ``python -m bridge.mcp`` (stdio by default, ``--http`` for HTTP)."""

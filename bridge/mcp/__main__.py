@@ -1,0 +1,214 @@
+"""``python -m bridge.mcp``: the everyday MCP server.
+
+stdio by default (an MCP client starts it); ``--http`` serves Streamable HTTP on
+127.0.0.1 with a bearer token. Without ``--launch`` it waits for the person's own Chrome
+with the extension; with ``--launch`` it starts Chromium itself with a dedicated profile.
+It ends within 5 s of stdin closing, SIGTERM or SIGINT, detaching its debuggers and
+stopping a browser it launched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import errno
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from bridge.errors import BridgeError
+from bridge.mcp.auth import (
+    StaticTokenVerifier,
+    announce_token,
+    auth_settings,
+    load_or_create_token,
+    security_settings,
+)
+from bridge.mcp.server import build_server
+from bridge.runtime import Runtime, RuntimeOptions
+from bridge.state import default_state_dir
+from bridge.waiting import scaled
+
+SHUTDOWN_LIMIT_S = 5.0
+log = logging.getLogger("bridge.mcp")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bridge.mcp", description=__doc__.splitlines()[0])
+    t = p.add_argument_group("transport")
+    t.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
+    t.add_argument("--port", type=int, default=3456, help="HTTP port (default 3456)")
+    t.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP bind address (default 127.0.0.1; anything else is exposed to your network "
+        "and always requires the token)",
+    )
+    b = p.add_argument_group("browser")
+    b.add_argument("--launch", action="store_true", help="start Chromium/Chrome with the extension")
+    b.add_argument("--headless", action="store_true", help="with --launch: no window")
+    b.add_argument("--isolated", action="store_true", help="with --launch: a temporary profile")
+    b.add_argument("--browser-path", help="with --launch: the Chromium/Chrome executable")
+    b.add_argument("--profile-dir", type=Path, help="with --launch: profile directory")
+    b.add_argument(
+        "--chrome-arg", action="append", default=[], metavar="ARG", help="extra browser argument"
+    )
+    s = p.add_argument_group("state")
+    s.add_argument(
+        "--state-dir", type=Path, help="sessions, history, token (default .local/bridge)"
+    )
+    s.add_argument("--session-key", help="conversation key (default: the working directory name)")
+    s.add_argument("--relay-port", type=int, help="relay port (default: first free in 19222-19250)")
+    p.add_argument("--verbose", action="store_true", help="log details to stderr")
+    return p.parse_args(argv)
+
+
+def _check_port_free(host: str, port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise SystemExit(
+                    f"bridge: HTTP port {port} on {host} is already in use (another bridge?). "
+                    "Stop it, or choose another port with --port N."
+                ) from None
+            raise
+
+
+def _quiet_server_class() -> type:
+    import uvicorn
+
+    class QuietServer(uvicorn.Server):
+        """uvicorn without its own signal handling: ours cancels the main task instead."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return QuietServer
+
+
+def _arm_watchdog() -> None:
+    """Seed §14: whatever hangs during cleanup, the process is gone within the limit."""
+    timer = threading.Timer(SHUTDOWN_LIMIT_S, lambda: os._exit(1))
+    timer.daemon = True
+    timer.start()
+
+
+async def serve(args: argparse.Namespace) -> int:
+    state_dir = args.state_dir or default_state_dir()
+    runtime = Runtime(
+        RuntimeOptions(
+            launch=args.launch,
+            headless=args.headless,
+            isolated=args.isolated,
+            browser_path=args.browser_path,
+            chrome_args=args.chrome_arg,
+            profile_dir=args.profile_dir,
+            state_dir=state_dir,
+            relay_port=args.relay_port,
+            session_key=args.session_key,
+        )
+    )
+    server_options: dict[str, object] = {}
+    if args.http:
+        if args.host not in ("127.0.0.1", "localhost"):
+            print(
+                f"bridge: binding to {args.host}: reachable from your network, token required.",
+                file=sys.stderr,
+            )
+        _check_port_free(args.host, args.port)
+        token_path = state_dir / "mcp-token"
+        token, created = load_or_create_token(token_path)
+        if created:
+            announce_token(token, token_path)
+        else:
+            print(f"bridge: HTTP bearer token in {token_path}", file=sys.stderr, flush=True)
+        server_options = {
+            "token_verifier": StaticTokenVerifier(token),
+            "auth": auth_settings(args.host, args.port),
+        }
+    # Before anything starts: a signal during start-up must still clean up what started.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await runtime.start()
+    except (BridgeError, OSError) as exc:
+        print(f"bridge: cannot start: {exc}", file=sys.stderr)
+        return 1
+    # A tool called before the extension connects fails fast, with instructions.
+    runtime.browser.connect_timeout = scaled(30.0) if args.launch else scaled(3.0)
+    print(
+        f"bridge: relay on {runtime.relay.url}"
+        + (
+            f"; launched {runtime.launched.executable} (pid {runtime.launched.pid})"
+            if runtime.launched
+            else ""
+        )
+        + ("" if args.launch else "; waiting for Chrome with the bridge extension"),
+        file=sys.stderr,
+        flush=True,
+    )
+    server = build_server(lambda: runtime.bridge, **server_options)
+
+    async def run_server() -> None:
+        if args.http:
+            app = server.streamable_http_app(
+                transport_security=security_settings(args.host, args.port), host=args.host
+            )
+            import uvicorn
+
+            config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
+            http = _quiet_server_class()(config)
+            print(f"bridge: MCP over HTTP at http://{args.host}:{args.port}/mcp", file=sys.stderr)
+            await http.serve()
+        else:
+            await server.run_stdio_async()  # returns when stdin closes
+
+    serving = asyncio.ensure_future(run_server())
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        # Whatever ended it (stdin closed, a signal), clean up from here, bounded.
+        log.info("shutting down (%s)", "signal" if stop.is_set() else "stdin closed")
+        _arm_watchdog()
+        stopping.cancel()
+        # Not awaited: the stdio transport reads stdin in a worker thread that cannot be
+        # interrupted, so its cancellation would wait for input that never comes.
+        serving.cancel()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(SHUTDOWN_LIMIT_S - 1.5):
+                await runtime.stop()
+        log.info("stopped")
+        # Everything of ours is stopped. Exit now: a thread still blocked reading stdin (after a
+        # signal) would otherwise hold the interpreter's shutdown until the watchdog fires.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        stream=sys.stderr,  # stdout carries the MCP protocol in stdio mode
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    logging.getLogger("websockets").setLevel(logging.WARNING)  # one line per probe otherwise
+    return asyncio.run(serve(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

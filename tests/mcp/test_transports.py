@@ -1,0 +1,295 @@
+"""``python -m bridge.mcp`` as a real subprocess: stdio, Streamable HTTP, shutdown.
+
+Each server launches its own headless Chromium (``--launch --headless --isolated``) with
+the fake sites mapped in through ``--chrome-arg``, exactly as a person would run it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import stat
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+import pytest_asyncio
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from bridge.fakes import Behaviour, FakeSites
+
+pytestmark = pytest.mark.e2e
+
+QUESTION = "How do I read files asynchronously in Python?"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _server_args(fake_sites: FakeSites, state: Path, *extra: str) -> list[str]:
+    args = ["-m", "bridge.mcp", "--launch", "--headless", "--isolated", "--state-dir", str(state)]
+    for arg in fake_sites.chromium_args():
+        args.append(f"--chrome-arg={arg}")
+    return [*args, *extra]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def stdio_server(
+    fake_sites: FakeSites, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Client]:
+    state = tmp_path_factory.mktemp("mcp-stdio")
+    params = StdioServerParameters(
+        command=sys.executable, args=_server_args(fake_sites, state), cwd=str(ROOT)
+    )
+    # anyio cancel scopes must be left by the task that entered them, and pytest-asyncio may
+    # tear a fixture down in another task: so one task owns the client for the whole module.
+    ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
+    done = asyncio.Event()
+
+    async def own_client() -> None:
+        with open(state / "stderr.log", "w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                ready.set_result(client)
+                await done.wait()
+
+    owner = asyncio.ensure_future(own_client())
+    owner.add_done_callback(
+        lambda t: ready.done() or ready.set_exception(t.exception() or RuntimeError("client ended"))
+    )
+    try:
+        yield await asyncio.wait_for(ready, 60)
+    finally:
+        done.set()
+        await asyncio.wait_for(owner, 15)
+
+
+def _text(result: Any) -> str:
+    return str(result.content[0].text)
+
+
+async def test_stdio_lists_the_tools(stdio_server: Client) -> None:
+    names = {t.name for t in (await stdio_server.list_tools()).tools}
+    assert {"ask_chatgpt_web", "ask_gemini_web", "ask_chatgpt_gemini_web"} <= names
+
+
+@pytest.mark.parametrize("tool", ["ask_chatgpt_web", "ask_gemini_web"])
+async def test_stdio_asks_each_provider(stdio_server: Client, fakes: FakeSites, tool: str) -> None:
+    result = await stdio_server.call_tool(tool, {"question": QUESTION, "new_chat": True})
+    assert not result.is_error, _text(result)
+    site = fakes.chatgpt if tool == "ask_chatgpt_web" else fakes.gemini
+    assert _text(result).startswith(site.records[-1].answer.splitlines()[0])
+
+
+async def test_stdio_asks_both(stdio_server: Client, fakes: FakeSites) -> None:
+    result = await stdio_server.call_tool(
+        "ask_chatgpt_gemini_web", {"question": QUESTION, "new_chat": True}
+    )
+    assert not result.is_error
+    data = result.structured_content or {}
+    assert data["chatgpt"]["answer"] and data["gemini"]["answer"]
+
+
+async def test_stdio_snapshot_returns_an_image(stdio_server: Client, fakes: FakeSites) -> None:
+    await stdio_server.call_tool("ask_gemini_web", {"question": QUESTION, "new_chat": True})
+    result = await stdio_server.call_tool("take_cdp_snapshot", {"target": "gemini"})
+    assert [c.type for c in result.content] == ["text", "image"]
+
+
+async def test_stdio_progress_during_a_slow_answer(stdio_server: Client, fakes: FakeSites) -> None:
+    fakes.chatgpt.queue(Behaviour(chunk_chars=10, chunk_interval_ms=40))
+    messages: list[str] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    result = await stdio_server.call_tool(
+        "ask_chatgpt_web", {"question": QUESTION, "new_chat": True}, progress_callback=on_progress
+    )
+    assert not result.is_error
+    assert any("characters so far" in m for m in messages)
+
+
+async def test_stdio_cancelled_ask_leaves_the_next_ask_working(
+    stdio_server: Client, fakes: FakeSites
+) -> None:
+    fakes.chatgpt.queue(Behaviour(length="long", chunk_chars=10, chunk_interval_ms=50))
+    asking = asyncio.ensure_future(
+        stdio_server.call_tool(
+            "ask_chatgpt_web", {"question": "Explain Python asyncio in depth.", "new_chat": True}
+        )
+    )
+    await fakes.chatgpt.wait_for_record_async(lambda r: r.first_token_at is not None, 30)
+    asking.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asking
+    # The server stopped that answer; the same conversation takes the next question.
+    await fakes.chatgpt.wait_for_record_async(lambda r: r.stopped, 30)
+    result = await stdio_server.call_tool(
+        "ask_chatgpt_web", {"question": "What is a Python decorator?"}
+    )
+    assert not result.is_error, _text(result)
+    assert "decorator" in _text(result)
+
+
+# -- HTTP ------------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _read_until(stream: asyncio.StreamReader, marker: str, timeout: float) -> list[str]:
+    lines: list[str] = []
+    async with asyncio.timeout(timeout):
+        while True:
+            raw = await stream.readline()
+            if not raw:
+                raise AssertionError("server exited:\n" + "".join(lines))
+            lines.append(raw.decode())
+            if marker in lines[-1]:
+                return lines
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def http_server(
+    fake_sites: FakeSites, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[dict[str, Any]]:
+    state = tmp_path_factory.mktemp("mcp-http")
+    port = _free_port()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *_server_args(fake_sites, state, "--http", "--port", str(port)),
+        cwd=str(ROOT),
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    lines = await _read_until(proc.stderr, "MCP over HTTP at", 60)
+    token = (state / "mcp-token").read_text().strip()
+    try:
+        yield {
+            "url": f"http://127.0.0.1:{port}/mcp",
+            "port": port,
+            "token": token,
+            "state": state,
+            "stderr": lines,
+        }
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(proc.wait(), 10)
+
+
+def _initialize() -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+
+
+async def _post(server: dict[str, Any], headers: dict[str, str]) -> int:
+    base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    async with httpx2.AsyncClient(trust_env=False) as http:
+        response = await http.post(server["url"], json=_initialize(), headers={**base, **headers})
+        return response.status_code
+
+
+async def test_http_token_file_is_private_and_announced_once(http_server: dict[str, Any]) -> None:
+    path = http_server["state"] / "mcp-token"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert any(http_server["token"] in line for line in http_server["stderr"])
+
+
+async def test_http_refuses_missing_and_wrong_tokens(http_server: dict[str, Any]) -> None:
+    assert await _post(http_server, {}) == 401
+    assert await _post(http_server, {"Authorization": "Bearer not-the-token"}) == 401
+
+
+async def test_http_refuses_foreign_origin_and_host(http_server: dict[str, Any]) -> None:
+    auth = {"Authorization": f"Bearer {http_server['token']}"}
+    assert await _post(http_server, {**auth, "Origin": "https://evil.example"}) == 403
+    assert await _post(http_server, {**auth, "Host": f"evil.example:{http_server['port']}"}) == 421
+
+
+async def test_http_tool_call_works_with_the_token(
+    http_server: dict[str, Any], fakes: FakeSites
+) -> None:
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {http_server['token']}"}, trust_env=False, timeout=60
+    )
+    async with http, Client(streamable_http_client(http_server["url"], http_client=http)) as client:
+        result = await client.call_tool("ask_gemini_web", {"question": QUESTION, "new_chat": True})
+    assert not result.is_error, _text(result)
+    assert _text(result).startswith(fakes.gemini.records[-1].answer.splitlines()[0])
+
+
+async def test_http_port_taken_is_a_clear_error(
+    http_server: dict[str, Any], tmp_path: Path
+) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bridge.mcp",
+        "--http",
+        "--port",
+        str(http_server["port"]),
+        "--state-dir",
+        str(tmp_path),
+        cwd=str(ROOT),
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode != 0
+    assert f"HTTP port {http_server['port']}" in err.decode() and "--port" in err.decode()
+
+
+# -- shutdown ------------------------------------------------------------------------------------
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("how", ["stdin-closed", "SIGTERM", "SIGINT"])
+async def test_shutdown_ends_server_and_browser_within_5s(
+    fake_sites: FakeSites, tmp_path: Path, how: str
+) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *_server_args(fake_sites, tmp_path),
+        cwd=str(ROOT),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stderr is not None and proc.stdin is not None
+    line = (await _read_until(proc.stderr, "(pid ", 60))[-1]
+    browser_pid = int(line.split("(pid ")[1].split(")")[0])
+    assert _alive(browser_pid)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    if how == "stdin-closed":
+        proc.stdin.close()
+    else:
+        proc.send_signal(signal.SIGTERM if how == "SIGTERM" else signal.SIGINT)
+    await asyncio.wait_for(proc.wait(), 10)
+    elapsed = loop.time() - started
+    assert elapsed < 5.0, f"took {elapsed:.1f}s"
+    assert not _alive(browser_pid)
+    assert proc.returncode in (0, -signal.SIGTERM, -signal.SIGINT)
