@@ -1,0 +1,145 @@
+"""The run report, ``reports/<UTC timestamp>.json``: every scenario's outcome, and a summary.
+
+The file is rewritten whole and atomically (temporary file, then rename) after every scenario,
+so at any moment, also after Ctrl-C or a kill, it is valid JSON holding what finished;
+``status`` says ``running`` until the session ends as ``finished`` or ``interrupted``.
+One process writes it: the only process, or pytest-xdist's controller (workers' results
+reach it as test reports), so parallel runs never clobber each other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bridge.scenarios.checks import Check
+from bridge.scenarios.model import Scenario
+from bridge.scenarios.outcome import ScenarioOutcome
+
+__all__ = ["REPORT_FORMAT", "RunReport", "reserve_report_path", "scenario_record", "summarize"]
+
+REPORT_FORMAT = 1
+_OUTCOMES = ("passed", "failed", "skipped", "error")
+
+
+def utc_now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def reserve_report_path(directory: Path, now: datetime) -> Path:
+    """``<dir>/<YYYYmmddTHHMMSSZ>.json``, suffixed ``-2``, ``-3`` when runs start together."""
+    directory.mkdir(parents=True, exist_ok=True)
+    stem = now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    for attempt in range(1, 1000):
+        path = directory / (f"{stem}.json" if attempt == 1 else f"{stem}-{attempt}.json")
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(f"no free report name for {stem} in {directory}")
+
+
+def scenario_record(
+    *,
+    nodeid: str,
+    source: str,
+    scenario: Scenario,
+    outcome: str,
+    duration_s: float,
+    result: ScenarioOutcome | None = None,
+    checks: Iterable[Check] = (),
+    message: str | None = None,
+    worker: str | None = None,
+) -> dict[str, Any]:
+    """One scenario's entry: built where the test ran, so it is plain JSON-able data."""
+    record: dict[str, Any] = {
+        "id": scenario.id,
+        "name": scenario.name,
+        "nodeid": nodeid,
+        "file": source,
+        "provider": scenario.provider,
+        "tags": list(scenario.tags),
+        "outcome": outcome,
+        "durationMs": round(duration_s * 1000, 1),
+        "checks": [c.to_dict() for c in checks],
+    }
+    if result is not None:
+        record.update(result.to_dict())
+    if message:
+        record["message"] = message
+    if worker:
+        record["worker"] = worker
+    return record
+
+
+def summarize(records: Iterable[dict[str, Any]], planned: int | None = None) -> dict[str, Any]:
+    counts = dict.fromkeys(_OUTCOMES, 0)
+    total = 0
+    for record in records:
+        total += 1
+        counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
+    summary: dict[str, Any] = {"total": total, **counts}
+    if planned is not None:
+        summary["planned"] = planned
+        summary["notRun"] = max(0, planned - total)
+    return summary
+
+
+class RunReport:
+    """The report of one pytest run, kept on disk as it grows."""
+
+    def __init__(self, path: Path, meta: dict[str, Any]) -> None:
+        self.path = path
+        self.meta = meta
+        self.started_at = utc_now_iso()
+        self.finished_at: str | None = None
+        self.status = "running"
+        self.planned: int | None = None
+        self._records: dict[str, dict[str, Any]] = {}  # by nodeid, in the order they ran
+        self.write()
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return list(self._records.values())
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Add or replace (a teardown error after a pass) one scenario's entry, then save."""
+        self._records[record["nodeid"]] = record
+        self.write()
+
+    def finish(self, status: str) -> None:
+        self.status = status
+        self.finished_at = utc_now_iso()
+        self.write()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": REPORT_FORMAT,
+            "status": self.status,
+            "startedAt": self.started_at,
+            "finishedAt": self.finished_at,
+            **self.meta,
+            "summary": summarize(self._records.values(), self.planned),
+            "results": self.records,
+        }
+
+    def write(self) -> None:
+        data = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, default=str)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.stem}-", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(data + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
