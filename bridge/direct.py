@@ -17,6 +17,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from bridge.errors import CdpError
 from bridge.relay import MAX_FRAME
+from bridge.waiting import wait_for
 
 __all__ = ["DirectCdp"]
 
@@ -61,7 +62,12 @@ class DirectCdp:
                     fut.set_exception(ConnectionError("direct CDP connection closed"))
 
     async def call(
-        self, method: str, params: dict[str, Any] | None = None, session_id: str | None = None
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        session_id: str | None = None,
+        *,
+        timeout: float = 60.0,
     ) -> dict[str, Any]:
         assert self._ws is not None, "use 'async with DirectCdp(url)'"
         request_id = next(self._ids)
@@ -71,7 +77,10 @@ class DirectCdp:
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = fut
         await self._ws.send(json.dumps(msg, separators=(",", ":")))
-        return await fut
+        try:
+            return await wait_for(fut, timeout, f"direct CDP {method}")
+        finally:
+            self._pending.pop(request_id, None)
 
     async def targets(self, kind: str | None = None) -> list[dict[str, Any]]:
         infos: list[dict[str, Any]] = (await self.call("Target.getTargets"))["targetInfos"]

@@ -102,9 +102,11 @@ export class RelayConnection {
       return;
     }
     const params = msg.params && typeof msg.params === 'object' ? msg.params : {};
-    const work =
-      msg.method === 'cdpCommand' ? this.debuggee.cdp(this, params) : this.debuggee.command(this, msg.method, params);
-    work.then(
+    if (msg.method === 'cdpCommand') {
+      this.debuggee.cdp(this, id, params); // hot path: replies by itself, no promise chain
+      return;
+    }
+    this.debuggee.command(this, msg.method, params).then(
       (result) => this.send(encodeResult(id, result)),
       (e) => {
         const code = e instanceof CommandError ? e.code : 'error';

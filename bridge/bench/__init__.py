@@ -1,0 +1,1 @@
+"""``python -m bridge.bench``: every figure a ratio against a reference measured in the same run."""

@@ -1,0 +1,130 @@
+"""``python -m bridge.bench [--quick]``: bridge's figures, each against a reference measured
+in the same run on the same browser; a table on stdout and JSON in reports/."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bridge.bench.ask_bench import measure_asks
+from bridge.bench.cdp_bench import measure_cdp
+from bridge.bench.startup import measure_mcp_server, measure_relay_connect
+from bridge.bench.stats import Figure, render_table
+from bridge.browser import Browser
+from bridge.core import Bridge
+from bridge.direct import DirectCdp
+from bridge.fakes import FakeSites
+from bridge.launcher import LaunchedBrowser, LaunchOptions
+from bridge.relay import Relay
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bridge.bench", description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="a < 1 min smoke run (figures are rough)")
+    p.add_argument("--calls", type=int, help="CDP calls per round (default 1000, quick 200)")
+    p.add_argument("--rounds", type=int, help="interleaved CDP rounds (default 3, quick 1)")
+    p.add_argument("--runs", type=int, help="asks per figure (default 10, quick 2)")
+    p.add_argument("--out", type=Path, default=Path("reports"), help="where the JSON goes")
+    p.add_argument("--browser-path", help="Chromium/Chrome to measure")
+    p.add_argument("--skip-mcp", action="store_true", help="skip the MCP server start-up figures")
+    return p.parse_args(argv)
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    calls = args.calls or (200 if args.quick else 1000)
+    rounds = args.rounds or (1 if args.quick else 3)
+    runs = args.runs or (2 if args.quick else 10)
+    figures: list[Figure] = []
+    profile: dict[str, Any] = {}
+    with FakeSites() as fakes, tempfile.TemporaryDirectory(prefix="bridge-bench-") as tmp:
+        launched = LaunchedBrowser(
+            LaunchOptions(
+                browser_path=args.browser_path,
+                headless=True,
+                isolated=True,
+                remote_debugging=True,
+                extra_args=fakes.chromium_args(),
+            )
+        )
+        relay = Relay(matcher=launched.is_mine)
+        await relay.start()
+        try:
+            await launched.start()
+            assert launched.devtools_url
+            browser = Browser(relay)
+            await relay.wait_for_link(30)
+            async with DirectCdp(launched.devtools_url) as direct:
+                version = (await direct.call("Browser.getVersion"))["product"]
+                tab = await browser.new_tab("about:blank")
+                print(f"measuring CDP ({rounds} × {calls} calls)…", file=sys.stderr, flush=True)
+                cdp_figures, profile["round_trip"] = await measure_cdp(
+                    browser, direct, tab, calls=calls, rounds=rounds
+                )
+                figures += cdp_figures
+                await tab.close()
+            print(f"measuring asks ({runs} per figure)…", file=sys.stderr, flush=True)
+            bridge = Bridge(browser, state_dir=Path(tmp) / "state", session_key="bench")
+            ask_figures, profile["asks"] = await measure_asks(bridge, fakes, runs=runs)
+            figures += ask_figures
+            figures += await measure_relay_connect(launched, max(2, runs // 2))
+            await browser.detach_all()
+        finally:
+            await relay.stop()
+            await launched.stop()
+        if not args.skip_mcp:
+            print("measuring the MCP server…", file=sys.stderr, flush=True)
+            figures += await measure_mcp_server(
+                fakes.chromium_args(), Path(tmp), runs=max(2, runs // 3), asks=max(2, runs)
+            )
+    return {
+        "createdAt": datetime.now(UTC).isoformat(),
+        "quick": args.quick,
+        "settings": {"calls": calls, "rounds": rounds, "runs": runs},
+        "machine": {
+            "cores": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "browser": version,
+        },
+        "figures": [f.to_dict() for f in figures],
+        "profile": profile,
+        "_figures": figures,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.monotonic()
+    report = asyncio.run(run(args))
+    figures: list[Figure] = report.pop("_figures")
+    report["seconds"] = round(time.monotonic() - started, 1)
+    print(render_table(figures))
+    rt = report["profile"].get("round_trip", {})
+    if rt:
+        print(
+            "\nwhere one round trip goes: bridge {bridge_rtt_ms:.3f} ms = relay↔extension "
+            "(ping, no CDP) {relay_extension_ping_ms:.3f} ms + chrome.debugger hop; direct CDP "
+            "{direct_rtt_ms:.3f} ms; bridge's Python CPU "
+            "{python_cpu_ms_per_call:.3f} ms/call".format(**rt)
+        )
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    path = args.out / f"bench-{stamp}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    tmp.replace(path)
+    print(f"\n{report['machine']['browser']}, {report['machine']['cores']} cores; wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""Asking, measured with the fakes' own timestamps: noticing, overhead, both at once,
+and the seed's 1 s polling design as the baseline (kept here only, never in the product)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from bridge.bench.stats import Figure, median, p95
+from bridge.core import Bridge
+from bridge.fakes import Behaviour, FakeSites
+from bridge.providers.completion import Phase, Verdict
+from bridge.providers.driver import PROVIDER_SPECS, AskOptions, _Ask
+from bridge.results import AskResult, Provider
+
+__all__ = ["measure_asks"]
+
+# Streams for ~0.3 s: long enough to be an answer, short enough for many runs.
+ANSWER = Behaviour(chunk_chars=24, chunk_interval_ms=15)
+QUESTION = "How do I read files asynchronously in Python? ({n})"
+
+
+class SeedPollingAsk(_Ask):
+    """The seed's design (000 §3.1, §9.1): fixed 500 ms and 200 ms waits, 1 s polling."""
+
+    async def ready(self) -> int:
+        initial = await super().ready()
+        await asyncio.sleep(0.5)  # seed §9.1 "SPA rendering stabilization", fixed
+        return initial
+
+    async def type_question(self) -> None:
+        await super().type_question()
+        await asyncio.sleep(0.2)  # seed §9.1 "post-input wait", fixed
+
+    async def _wait_for_completion(self, detector, queue) -> Verdict:  # type: ignore[no-untyped-def]
+        while True:
+            await asyncio.sleep(1.0)  # seed §3.3 / §4.3: poll once a second
+            raw = await self.page(f"observe('{self.provider}')")
+            verdict = self._feed(detector, raw)
+            if verdict.phase is Phase.DONE:
+                return verdict
+            if verdict.phase in (Phase.FAILED, Phase.STUCK):
+                raise RuntimeError(f"baseline ask ended {verdict.phase}: {verdict.reason}")
+
+
+@dataclass
+class _Sample:
+    noticing_ms: float  # ask returned − the page reached its completed state
+    overhead_ms: float  # ask total − the fake's own answer time (question received → complete)
+    total_ms: float
+
+
+async def _one(
+    bridge: Bridge, fakes: FakeSites, provider: Provider, n: int, *, new_chat: bool, polling: bool
+) -> _Sample:
+    site = fakes.chatgpt if provider == "chatgpt" else fakes.gemini
+    site.queue(ANSWER)
+    question = QUESTION.format(n=n)
+    started = time.time()
+    if polling:
+        ask = SeedPollingAsk(
+            bridge.browser,
+            bridge.store,
+            PROVIDER_SPECS[provider],
+            question,
+            bridge.session_key,
+            AskOptions(new_chat=new_chat),
+        )
+        await ask.run()
+    else:
+        result: AskResult = await bridge.ask(provider, question, new_chat=new_chat)
+        assert result.answer
+    returned = time.time()
+    record = await site.wait_for_record_async(
+        lambda r: r.text == question and r.completed_at is not None, 30
+    )
+    assert record.completed_at is not None
+    return _Sample(
+        noticing_ms=(returned - record.completed_at) * 1000,
+        overhead_ms=((returned - started) - (record.completed_at - record.received_at)) * 1000,
+        total_ms=(returned - started) * 1000,
+    )
+
+
+async def measure_asks(
+    bridge: Bridge, fakes: FakeSites, *, runs: int
+) -> tuple[list[Figure], dict[str, object]]:
+    figures: list[Figure] = []
+    raw: dict[str, object] = {}
+    fakes.chatgpt.reset()
+    fakes.gemini.reset()
+    n = 0
+    singles: dict[Provider, list[float]] = {"chatgpt": [], "gemini": []}
+    for provider in ("chatgpt", "gemini"):
+        for mode in ("new chat", "existing chat"):
+            event: list[_Sample] = []
+            poll: list[_Sample] = []
+            for i in range(runs):
+                n += 1
+                new_chat = mode == "new chat" or i == 0
+                event.append(
+                    await _one(bridge, fakes, provider, n, new_chat=new_chat, polling=False)
+                )
+                n += 1
+                poll.append(await _one(bridge, fakes, provider, n, new_chat=new_chat, polling=True))
+            if mode == "existing chat":
+                singles[provider] = [s.total_ms for s in event]
+            notice = [s.noticing_ms for s in event]
+            figures.append(
+                Figure(
+                    f"{provider} {mode}: noticing, median",
+                    "ms",
+                    median(notice),
+                    None,
+                    "",
+                    100.0,
+                    note=f"p95 {p95(notice):.0f} ms",
+                )
+            )
+            figures.append(
+                Figure(
+                    f"{provider} {mode}: noticing vs seed 1 s polling",
+                    "ms",
+                    median(notice),
+                    median([s.noticing_ms for s in poll]),
+                    "seed polling",
+                    None,
+                )
+            )
+            figures.append(
+                Figure(
+                    f"{provider} {mode}: overhead beyond the answer",
+                    "ms",
+                    median([s.overhead_ms for s in event]),
+                    median([s.overhead_ms for s in poll]),
+                    "seed polling",
+                    None,
+                )
+            )
+            raw[f"{provider} {mode}"] = {
+                "event": [s.__dict__ for s in event],
+                "seed_polling": [s.__dict__ for s in poll],
+            }
+    walls: list[float] = []
+    for _ in range(runs):
+        n += 1
+        fakes.chatgpt.queue(ANSWER)
+        fakes.gemini.queue(ANSWER)
+        both = await bridge.ask_both(QUESTION.format(n=n))
+        assert both.all_ok, both.errors
+        walls.append(both.wall_ms)
+    slower = max(median(singles["chatgpt"]), median(singles["gemini"]))
+    figures.append(
+        Figure("ask_both wall time", "ms", median(walls), slower, "slower single ask", 1.1)
+    )
+    raw["ask_both_ms"] = walls
+    return figures, raw

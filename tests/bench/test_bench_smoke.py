@@ -1,0 +1,49 @@
+"""``python -m bridge.bench --quick`` runs and writes valid JSON (never its figures)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_quick_benchmark_writes_a_complete_report(tmp_path: Path) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bridge.bench",
+        "--quick",
+        "--calls",
+        "100",
+        "--out",
+        str(tmp_path),
+        cwd=str(ROOT),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 240)
+    assert proc.returncode == 0, err.decode()[-3000:]
+    reports = list(tmp_path.glob("bench-*.json"))
+    assert len(reports) == 1
+    report = json.loads(reports[0].read_text())
+    assert report["machine"]["cores"] >= 1 and report["machine"]["browser"]
+    names = [f["name"] for f in report["figures"]]
+    for expected in (
+        "CDP round trip, median",
+        "CDP throughput, 50 in flight",
+        "ask_both wall time",
+        "relay start → extension connected",
+        "MCP server spawn → first tool list",
+        "MCP server peak RSS over asks",
+    ):
+        assert expected in names
+    assert any("noticing vs seed 1 s polling" in n for n in names)
+    for figure in report["figures"]:
+        assert set(figure) >= {"bridge", "reference", "ratio", "target", "met", "unit"}
+    assert "figure" in out.decode() and str(reports[0].name) in out.decode()
