@@ -47,6 +47,36 @@ def _die_with_parent() -> None:
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
+_TEMP_PREFIX = "bridge-profile-"
+
+
+def sweep_stale_profiles() -> int:
+    """Remove temporary profiles left by bridge processes that died without cleaning up.
+
+    Chromium keeps ``SingletonLock`` as a symlink to ``<host>-<pid>`` while it runs; a
+    profile whose browser is gone (or that never got that far) is ours to delete.
+    """
+    removed = 0
+    for path in Path(tempfile.gettempdir()).glob(f"{_TEMP_PREFIX}*"):
+        try:
+            target = os.readlink(path / "SingletonLock")
+            pid = int(target.rsplit("-", 1)[1])
+        except (OSError, ValueError, IndexError):
+            continue  # still starting, or not a Chromium profile: leave it
+        if not _running(pid):
+            shutil.rmtree(path, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"  # a zombie has exited
+    except (FileNotFoundError, IndexError):
+        return False
+
+
 class BrowserNotFound(BridgeError):
     code = "browser_not_found"
 
@@ -120,7 +150,10 @@ class LaunchedBrowser:
         opts = self.options
         exe = find_browser(opts.browser_path)
         if opts.isolated:
-            self._temp_profile = tempfile.TemporaryDirectory(prefix="bridge-profile-")
+            sweep_stale_profiles()
+            self._temp_profile = tempfile.TemporaryDirectory(
+                prefix=_TEMP_PREFIX, ignore_cleanup_errors=True
+            )
             self.profile = Path(self._temp_profile.name)
         else:
             self.profile = (opts.profile_dir or default_profile_dir()).expanduser()
@@ -207,8 +240,10 @@ class LaunchedBrowser:
     async def stop(self) -> None:
         proc, self.process = self.process, None
         if proc is not None and proc.returncode is None:
+            # A temporary profile has nothing worth saving: no graceful exit, just stop.
+            first = signal.SIGKILL if self._temp_profile is not None else signal.SIGTERM
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
+                os.killpg(proc.pid, first)
             try:
                 # Short: the MCP server must be gone within 5 s of being told to stop.
                 async with asyncio.timeout(2.5):

@@ -80,3 +80,18 @@ async def test_stop_leaves_no_process_and_no_temporary_profile() -> None:
     await launcher.stop()
     assert _group(pid) == []
     assert not profile.exists()
+
+
+def test_stale_temporary_profiles_are_swept(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import tempfile
+
+    from bridge.launcher import sweep_stale_profiles
+
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    dead, alive, starting = (tmp_path / f"bridge-profile-{n}" for n in ("dead", "alive", "new"))
+    for d in (dead, alive, starting):
+        d.mkdir()
+    (dead / "SingletonLock").symlink_to("host-999999999")  # no such process
+    (alive / "SingletonLock").symlink_to(f"host-{os.getpid()}")
+    assert sweep_stale_profiles() == 1
+    assert not dead.exists() and alive.exists() and starting.exists()
