@@ -82,7 +82,9 @@ async def test_stop_leaves_no_process_and_no_temporary_profile() -> None:
     assert not profile.exists()
 
 
-def test_stale_temporary_profiles_are_swept(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_stale_temporary_profiles_are_swept(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import tempfile
 
     from bridge.launcher import sweep_stale_profiles
