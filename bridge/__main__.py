@@ -16,22 +16,12 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 
 from bridge.browser import Browser
 from bridge.errors import BridgeError
 from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.relay import Relay
-
-
-def _browser_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--launch", action="store_true", help="start Chromium with the extension")
-    parser.add_argument("--headless", action="store_true", help="with --launch: no window")
-    parser.add_argument("--isolated", action="store_true", help="with --launch: temporary profile")
-    parser.add_argument("--browser-path", help="with --launch: Chromium/Chrome executable")
-    parser.add_argument(
-        "--chrome-arg", action="append", default=[], metavar="ARG", help="extra browser argument"
-    )
+from bridge.runtime import Runtime, add_runtime_arguments, options_from_args
 
 
 def _no_display() -> bool:
@@ -97,22 +87,9 @@ async def _relay_main(args: argparse.Namespace) -> int:
 
 
 async def _ask_main(args: argparse.Namespace) -> int:
-    from bridge.runtime import Runtime, RuntimeOptions
-
     if args.launch and not args.headless and _no_display():
         args.headless = True
-    runtime = Runtime(
-        RuntimeOptions(
-            launch=args.launch,
-            headless=args.headless,
-            isolated=args.isolated,
-            browser_path=args.browser_path,
-            chrome_args=args.chrome_arg,
-            state_dir=args.state_dir,
-            session_key=args.session_key,
-            relay_port=args.relay_port,
-        )
-    )
+    runtime = Runtime(options_from_args(args))
     try:
         await runtime.start()
         runtime.browser.connect_timeout = args.connect_timeout
@@ -153,18 +130,15 @@ def main(argv: list[str] | None = None) -> int:
     ask.add_argument("--new-chat", action="store_true", help="start a new conversation")
     ask.add_argument("--timeout", type=float, default=None, help="seconds to wait for the answer")
     ask.add_argument("--json", action="store_true", help="print the whole result as JSON")
-    ask.add_argument("--state-dir", type=Path, default=None)
-    ask.add_argument("--session-key", default=None)
-    ask.add_argument("--relay-port", type=int, default=None, help="relay port (default: 19222+)")
     ask.add_argument(
         "--connect-timeout",
         type=float,
         default=10.0,
         help="seconds to wait for the extension to connect (default 10)",
     )
-    _browser_args(ask)
+    add_runtime_arguments(ask)
     relay = sub.add_parser("relay", help="run a relay and report the extension's connection")
-    _browser_args(relay)
+    add_runtime_arguments(relay)
     args = parser.parse_args(argv)
     runner = _ask_main if args.command == "ask" else _relay_main
     with contextlib.suppress(KeyboardInterrupt):

@@ -125,16 +125,7 @@ class Bridge:
             ),
             return_exceptions=True,
         )
-        results: dict[Provider, AskResult] = {}
-        errors: dict[Provider, BridgeError] = {}
-        for provider, outcome in zip(providers, outcomes, strict=True):
-            if isinstance(outcome, AskResult):
-                results[provider] = outcome
-            elif isinstance(outcome, BridgeError):
-                errors[provider] = outcome
-            else:
-                raise outcome  # a bug or a cancellation: not a provider outcome
-        return BothResult(results, errors, (time.monotonic() - started) * 1000)
+        return BothResult.from_outcomes(providers, outcomes, (time.monotonic() - started) * 1000)
 
     def _record(
         self,

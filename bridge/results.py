@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -89,6 +90,27 @@ class BothResult:
     results: dict[Provider, AskResult]
     errors: dict[Provider, BridgeError]
     wall_ms: float
+
+    @classmethod
+    def from_outcomes(
+        cls, providers: Sequence[Provider], outcomes: Sequence[object], wall_ms: float
+    ) -> BothResult:
+        """Sort ``asyncio.gather(..., return_exceptions=True)`` outcomes into answers and errors.
+
+        Anything that is neither an answer nor a BridgeError (a bug, a cancellation) is raised.
+        """
+        results: dict[Provider, AskResult] = {}
+        errors: dict[Provider, BridgeError] = {}
+        for provider, outcome in zip(providers, outcomes, strict=True):
+            if isinstance(outcome, AskResult):
+                results[provider] = outcome
+            elif isinstance(outcome, BridgeError):
+                errors[provider] = outcome
+            elif isinstance(outcome, BaseException):
+                raise outcome
+            else:
+                raise TypeError(f"unexpected outcome for {provider}: {outcome!r}")
+        return cls(results, errors, wall_ms)
 
     @property
     def all_ok(self) -> bool:

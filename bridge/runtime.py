@@ -6,6 +6,7 @@ way; the pytest plugin builds the same pieces as fixtures.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -17,7 +18,13 @@ from bridge.core import Bridge
 from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.relay import Relay
 
-__all__ = ["Runtime", "RuntimeOptions"]
+__all__ = [
+    "Runtime",
+    "RuntimeOptions",
+    "add_runtime_arguments",
+    "display_available",
+    "options_from_args",
+]
 
 
 @dataclass
@@ -32,6 +39,39 @@ class RuntimeOptions:
     relay_port: int | None = None
     session_key: str | None = None
     remote_debugging: bool = False
+
+
+def add_runtime_arguments(parser: argparse.ArgumentParser) -> None:
+    """The browser and state options every entry point shares (MCP server, CLI)."""
+    b = parser.add_argument_group("browser")
+    b.add_argument("--launch", action="store_true", help="start Chromium/Chrome with the extension")
+    b.add_argument("--headless", action="store_true", help="with --launch: no window")
+    b.add_argument("--isolated", action="store_true", help="with --launch: a temporary profile")
+    b.add_argument("--browser-path", help="with --launch: the Chromium/Chrome executable")
+    b.add_argument("--profile-dir", type=Path, help="with --launch: profile directory")
+    b.add_argument(
+        "--chrome-arg", action="append", default=[], metavar="ARG", help="extra browser argument"
+    )
+    s = parser.add_argument_group("state")
+    s.add_argument(
+        "--state-dir", type=Path, help="sessions, history, token (default ./.local/bridge)"
+    )
+    s.add_argument("--session-key", help="conversation key (default: the working directory name)")
+    s.add_argument("--relay-port", type=int, help="relay port (default: first free in 19222-19250)")
+
+
+def options_from_args(args: argparse.Namespace) -> RuntimeOptions:
+    return RuntimeOptions(
+        launch=args.launch,
+        headless=args.headless,
+        isolated=args.isolated,
+        browser_path=args.browser_path,
+        chrome_args=args.chrome_arg,
+        profile_dir=args.profile_dir,
+        state_dir=args.state_dir,
+        relay_port=args.relay_port,
+        session_key=args.session_key,
+    )
 
 
 def display_available() -> bool:

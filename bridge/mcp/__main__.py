@@ -20,7 +20,6 @@ import socket
 import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 from bridge.errors import BridgeError
 from bridge.mcp.auth import (
@@ -31,7 +30,7 @@ from bridge.mcp.auth import (
     security_settings,
 )
 from bridge.mcp.server import build_server
-from bridge.runtime import Runtime, RuntimeOptions
+from bridge.runtime import Runtime, add_runtime_arguments, options_from_args
 from bridge.state import default_state_dir
 from bridge.waiting import scaled
 
@@ -50,21 +49,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="HTTP bind address (default 127.0.0.1; anything else is exposed to your network "
         "and always requires the token)",
     )
-    b = p.add_argument_group("browser")
-    b.add_argument("--launch", action="store_true", help="start Chromium/Chrome with the extension")
-    b.add_argument("--headless", action="store_true", help="with --launch: no window")
-    b.add_argument("--isolated", action="store_true", help="with --launch: a temporary profile")
-    b.add_argument("--browser-path", help="with --launch: the Chromium/Chrome executable")
-    b.add_argument("--profile-dir", type=Path, help="with --launch: profile directory")
-    b.add_argument(
-        "--chrome-arg", action="append", default=[], metavar="ARG", help="extra browser argument"
-    )
-    s = p.add_argument_group("state")
-    s.add_argument(
-        "--state-dir", type=Path, help="sessions, history, token (default .local/bridge)"
-    )
-    s.add_argument("--session-key", help="conversation key (default: the working directory name)")
-    s.add_argument("--relay-port", type=int, help="relay port (default: first free in 19222-19250)")
+    add_runtime_arguments(p)
     p.add_argument("--verbose", action="store_true", help="log details to stderr")
     return p.parse_args(argv)
 
@@ -105,19 +90,9 @@ def _arm_watchdog() -> None:
 
 async def serve(args: argparse.Namespace) -> int:
     state_dir = args.state_dir or default_state_dir()
-    runtime = Runtime(
-        RuntimeOptions(
-            launch=args.launch,
-            headless=args.headless,
-            isolated=args.isolated,
-            browser_path=args.browser_path,
-            chrome_args=args.chrome_arg,
-            profile_dir=args.profile_dir,
-            state_dir=state_dir,
-            relay_port=args.relay_port,
-            session_key=args.session_key,
-        )
-    )
+    options = options_from_args(args)
+    options.state_dir = state_dir
+    runtime = Runtime(options)
     server_options: dict[str, object] = {}
     if args.http:
         if args.host not in ("127.0.0.1", "localhost"):

@@ -149,16 +149,7 @@ class StubBridge:
             *(self.ask(p, question, new_chat=new_chat, on_progress=on_progress) for p in providers),
             return_exceptions=True,
         )
-        results: dict[Any, AskResult] = {}
-        errors: dict[Any, BridgeError] = {}
-        for provider, outcome in zip(providers, outcomes, strict=True):
-            if isinstance(outcome, AskResult):
-                results[provider] = outcome
-            elif isinstance(outcome, BridgeError):
-                errors[provider] = outcome
-            else:
-                raise outcome
-        return BothResult(results, errors, (time.monotonic() - started) * 1000)
+        return BothResult.from_outcomes(providers, outcomes, (time.monotonic() - started) * 1000)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")
