@@ -99,6 +99,7 @@ class AskOptions:
     timeout: float = 480.0  # seed §9.1: response completion wait, 8 min
     skip_thinking: bool = False  # click ChatGPT's "Skip thinking" instead of waiting it out
     first_input_phase: int = 1  # tests start later phases to prove the fallbacks work
+    first_send_method: int = 0  # likewise for send: 0 script click, 1 CDP mouse, 2 Enter
     completion_timings: CompletionTimings = field(default_factory=CompletionTimings)
     safety_poll_s: float = 5.0  # re-read the page this often even if no mutation arrives
     focus_grace_s: float = 2.0  # after focus emulation, how long before bringToFront
@@ -413,6 +414,8 @@ class _Ask:
             ("enter", self._press_enter),
         ]
         for index, (method, action) in enumerate(methods):
+            if index < self.options.first_send_method:
+                continue
             if await action() and await self.page(confirm, timeout=confirm_s) == "sent":
                 self.used.send_method = method
                 if index:

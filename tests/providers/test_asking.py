@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from bridge.browser import Browser
+from bridge.cdp import CdpSession
 from bridge.core import Bridge
 from bridge.direct import DirectCdp
 from bridge.errors import (
@@ -29,6 +30,7 @@ from bridge.errors import (
 from bridge.fakes import Behaviour, FakeSites
 from bridge.launcher import LaunchedBrowser
 from bridge.providers.completion import CompletionTimings
+from bridge.providers.driver import AskOptions, run_ask
 
 pytestmark = pytest.mark.e2e
 
@@ -363,3 +365,30 @@ async def test_progress_is_reported_while_waiting(
     assert "streaming" in phases
     chars = [c for phase, c in seen if phase == "streaming"]
     assert chars == sorted(chars) and chars[-1] > 0  # characters so far, growing
+
+
+@pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
+@pytest.mark.parametrize(("first", "method"), [(1, "cdp_mouse"), (2, "enter")])
+async def test_send_fallbacks_send_the_question(
+    bridge: Bridge, fakes: FakeSites, provider: str, first: int, method: str
+) -> None:
+    options = AskOptions(new_chat=True, first_send_method=first)
+    result = await run_ask(
+        bridge.browser, bridge.store, provider, QUESTION, "send-fallback", options
+    )  # type: ignore[arg-type]
+    assert result.used.send_method == method
+    assert f"send:{method}" in result.used.fallbacks
+    assert getattr(fakes, provider).records[-1].text == QUESTION
+    assert len(getattr(fakes, provider).records) == 1  # sent once, not twice
+
+
+async def test_provider_tab_fixtures_are_the_tabs_an_ask_uses(
+    bridge: Bridge, fakes: FakeSites, chatgpt_tab: CdpSession, gemini_tab: CdpSession
+) -> None:
+    assert str(await chatgpt_tab.evaluate("location.href")).startswith("https://chatgpt.com/")
+    assert str(await gemini_tab.evaluate("location.href")).startswith(
+        "https://gemini.google.com/app"
+    )
+    result = await bridge.ask("chatgpt", QUESTION)
+    assert result.used.tab == "session"  # the fixture's tab, recorded for this session key
+    assert await chatgpt_tab.evaluate("location.href") == result.url

@@ -1,0 +1,141 @@
+"""The in-page script (page.js): extraction order of seed §3.5 / §4.4 and markdown output.
+
+The fakes render the happy path; these pages are the shapes the fallbacks exist for.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bridge.cdp import CdpSession
+from bridge.providers.driver import PAGE_JS
+
+pytestmark = pytest.mark.e2e
+
+
+async def _extract(
+    tab: CdpSession, pages: str, provider: str, html: str, script: str = ""
+) -> dict[str, str]:
+    await tab.navigate(f"{pages}/")
+    await tab.evaluate(f"document.body.innerHTML = {json.dumps(html)}; {script}")
+    await tab.evaluate(PAGE_JS)
+    result = await tab.evaluate(f"window.__bridgePage.extract({json.dumps(provider)})")
+    assert isinstance(result, dict)
+    return result
+
+
+RICH = """
+<article data-turn="assistant"><div data-message-author-role="assistant">
+<button>Thinking time: 17s</button>
+<div class="markdown prose">
+<h2>Deep copy</h2>
+<p>Use <code>structuredClone</code> for <strong>plain</strong> data.</p>
+<ul><li>fast</li><li>safe<ul><li>nested</li></ul></li></ul>
+<ol start="3"><li>three</li><li>four</li></ol>
+<pre><div>javascript</div><code class="language-javascript">const b = structuredClone(a);
+console.log(b);
+</code></pre>
+<blockquote><p>quoted</p></blockquote>
+<table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table>
+</div></div></article>
+"""
+
+
+async def test_chatgpt_markdown_keeps_structure_and_drops_buttons(
+    tab: CdpSession, pages: str
+) -> None:
+    found = await _extract(tab, pages, "chatgpt", RICH)
+    assert found["method"] == "markdown"
+    assert found["text"] == (
+        "## Deep copy\n\n"
+        "Use `structuredClone` for plain data.\n\n"
+        "- fast\n- safe\n  - nested\n\n"
+        "3. three\n4. four\n\n"
+        "```javascript\nconst b = structuredClone(a);\nconsole.log(b);\n```\n\n"
+        "> quoted\n\n"
+        "| k | v |\n| a | 1 |"
+    )
+    assert "Thinking time" not in found["text"]
+
+
+@pytest.mark.parametrize(
+    ("html", "method", "text"),
+    [
+        pytest.param(
+            '<article><div data-message-author-role="assistant"><div class="prose-x prose"><p>From prose.</p></div></div></article>',
+            "prose",
+            "From prose.",
+            id="prose",
+        ),
+        pytest.param(
+            '<article><div data-message-author-role="assistant"><div><p>One.</p><p>Two.</p></div></div></article>',
+            "paragraphs",
+            "One.\n\nTwo.",
+            id="paragraphs",
+        ),
+        pytest.param(
+            '<article><h6 class="sr-only">ChatGPT said:</h6><div data-message-author-role="assistant"><span>Bare text</span><button>Copy</button></div></article>',
+            "article_text",
+            "Bare text",
+            id="article-text",
+        ),
+    ],
+)
+async def test_chatgpt_extraction_fallbacks_in_seed_order(
+    tab: CdpSession, pages: str, html: str, method: str, text: str
+) -> None:
+    found = await _extract(tab, pages, "chatgpt", html)
+    assert (found["method"], found["text"]) == (method, text)
+
+
+async def test_chatgpt_body_text_cuts_at_the_last_turn_label_but_not_at_the_start(
+    tab: CdpSession, pages: str
+) -> None:
+    html = (
+        "<main><p>You said: first question</p><p>You said: second</p><p>The answer text.</p></main>"
+    )
+    found = await _extract(tab, pages, "chatgpt", html)
+    assert found["method"] == "body_text"
+    assert found["text"].endswith("The answer text.") and "first question" not in found["text"]
+
+
+SHADOW_RESPONSE = """
+const host = document.createElement('model-response');
+document.body.append(host);
+const root = host.attachShadow({mode: 'open'});
+root.innerHTML = '<div class="response-container"><div class="markdown"><p>Gemini answer.</p>'
+  + '<pre><code class="language-python">print(1)</code></pre></div>'
+  + (FEEDBACK ? '<div class="footer"><button><img alt="thumb_up"></button><button><img alt="thumb_down"></button></div>' : '')
+  + '</div>';
+"""
+
+
+@pytest.mark.parametrize(("feedback", "method"), [(True, "feedback"), (False, "selector")])
+async def test_gemini_extraction_through_shadow_dom(
+    tab: CdpSession, pages: str, feedback: bool, method: str
+) -> None:
+    script = SHADOW_RESPONSE.replace("FEEDBACK", "true" if feedback else "false")
+    found = await _extract(tab, pages, "gemini", "", script)
+    assert found["method"] == method
+    assert found["text"] == "Gemini answer.\n\n```python\nprint(1)\n```"
+
+
+async def test_gemini_aria_live_is_the_last_resort(tab: CdpSession, pages: str) -> None:
+    found = await _extract(tab, pages, "gemini", '<div aria-live="polite">Announced answer.</div>')
+    assert found == {"method": "aria_live", "text": "Announced answer."}
+
+
+async def test_gemini_feedback_of_an_older_answer_is_not_taken_for_the_new_one(
+    tab: CdpSession, pages: str
+) -> None:
+    script = (
+        SHADOW_RESPONSE.replace("FEEDBACK", "true")
+        + "const h2 = document.createElement('model-response'); document.body.append(h2);"
+        + "h2.attachShadow({mode:'open'}).innerHTML = '<div class=\"markdown\"><p>Newer, streaming.</p></div>';"
+    )
+    await _extract(tab, pages, "gemini", "", script)
+    observed = await tab.evaluate("window.__bridgePage.observe('gemini')")
+    assert observed["model_response_count"] == 2
+    assert observed["has_feedback_buttons"] is False  # the icons belong to the older answer
