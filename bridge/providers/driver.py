@@ -18,7 +18,6 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import Any
 
 from bridge.browser import Browser
@@ -39,71 +38,29 @@ from bridge.errors import (
 from bridge.providers.completion import (
     ChatGPTCompletion,
     ChatGPTObservation,
-    CompletionTimings,
     GeminiCompletion,
     GeminiObservation,
     Phase,
     Verdict,
     is_suspicious_answer,
 )
+from bridge.providers.page_script import PAGE_JS, PAGE_VERSION
+from bridge.providers.specs import PROVIDER_SPECS, AskOptions, ProgressCallback, ProviderSpec
 from bridge.results import AskResult, Progress, Provider, Timings, Used
 from bridge.state import StateStore
 from bridge.waiting import scaled
 
-__all__ = ["PROVIDER_SPECS", "AskOptions", "ProviderSpec", "connect_tab", "run_ask"]
+__all__ = [
+    "PAGE_JS",
+    "PROVIDER_SPECS",
+    "AskOptions",
+    "ProgressCallback",
+    "ProviderSpec",
+    "connect_tab",
+    "run_ask",
+]
 
 log = logging.getLogger(__name__)
-
-_PAGE_JS_PATH = Path(__file__).with_name("page.js")
-_PAGE_JS_SOURCE = _PAGE_JS_PATH.read_text(encoding="utf-8")
-PAGE_VERSION = str(abs(hash(_PAGE_JS_SOURCE)) % 10**10)
-# An expression (no trailing semicolon), so it can be inlined as "(PAGE_JS, window.__bridgePage)".
-PAGE_JS = _PAGE_JS_SOURCE.replace("__BRIDGE_PAGE_VERSION__", PAGE_VERSION).strip().rstrip(";")
-
-ProgressCallback = Callable[[Progress], Awaitable[None] | None]
-
-
-@dataclass(frozen=True)
-class ProviderSpec:
-    name: Provider
-    home_url: str
-    url_prefixes: tuple[str, ...]
-    input_wait_s: float  # seed §9.1 "input field wait"
-    send_confirm_s: float  # seed §9.1 "message send confirmation"
-    input_phases: int  # seed §5: 3 for ChatGPT, 2 for Gemini
-
-
-PROVIDER_SPECS: dict[Provider, ProviderSpec] = {
-    "chatgpt": ProviderSpec(
-        "chatgpt",
-        "https://chatgpt.com/",
-        ("https://chatgpt.com/", "https://chat.openai.com/"),
-        input_wait_s=30.0,
-        send_confirm_s=15.0,
-        input_phases=3,
-    ),
-    "gemini": ProviderSpec(
-        "gemini",
-        "https://gemini.google.com/app",
-        ("https://gemini.google.com/",),
-        input_wait_s=15.0,
-        send_confirm_s=8.0,
-        input_phases=2,
-    ),
-}
-
-
-@dataclass
-class AskOptions:
-    new_chat: bool = False
-    timeout: float = 480.0  # seed §9.1: response completion wait, 8 min
-    skip_thinking: bool = False  # click ChatGPT's "Skip thinking" instead of waiting it out
-    first_input_phase: int = 1  # tests start later phases to prove the fallbacks work
-    first_send_method: int = 0  # likewise for send: 0 script click, 1 CDP mouse, 2 Enter
-    completion_timings: CompletionTimings = field(default_factory=CompletionTimings)
-    safety_poll_s: float = 5.0  # re-read the page this often even if no mutation arrives
-    focus_grace_s: float = 2.0  # after focus emulation, how long before bringToFront
-    on_progress: ProgressCallback | None = None
 
 
 class _Clock:
