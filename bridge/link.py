@@ -38,6 +38,8 @@ class ExtensionLink:
         self._pending: dict[int, tuple[str, dict[str, Any], asyncio.Future[dict[str, Any]]]] = {}
         self.closed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self.malformed_frames = 0
+        self._outbox: list[str] = []
+        self._batches_in_flight = 0
 
     @property
     def instance_id(self) -> str:
@@ -65,7 +67,7 @@ class ExtensionLink:
             else None
         )
         try:
-            await self.ws.send(frame)
+            await self._send(frame)
             return await fut
         except ConnectionClosed as exc:
             raise ExtensionDisconnected(f"extension link closed while sending {method}") from exc
@@ -73,6 +75,31 @@ class ExtensionLink:
             if timer is not None:
                 timer.cancel()
             self._pending.pop(request_id, None)
+
+    async def _send(self, message: str) -> None:
+        """Send now when alone; while several requests are in flight, share one frame."""
+        if len(self._pending) <= 1 and not self._outbox and not self._batches_in_flight:
+            await self.ws.send(message)  # a lone round trip: no batching, no extra loop turn
+            return
+        self._outbox.append(message)
+        if len(self._outbox) == 1:
+            # Flushed after the callbacks already scheduled (a gather, a burst) have added
+            # theirs; by the loop, not by this request, so cancelling it loses nothing.
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        batch, self._outbox = self._outbox, []
+        if not batch:
+            return
+        self._batches_in_flight += 1
+        task = asyncio.ensure_future(self.ws.send(protocol.encode_batch(batch)))
+
+        def sent(t: asyncio.Future[None]) -> None:
+            self._batches_in_flight -= 1
+            if not t.cancelled() and t.exception() is not None:
+                log.info("batch not sent: %s", t.exception())  # the link's end fails them
+
+        task.add_done_callback(sent)
 
     def _expire(self, request_id: int, method: str, params: dict[str, Any], timeout: float) -> None:
         entry = self._pending.get(request_id)
@@ -105,30 +132,33 @@ class ExtensionLink:
 
     def _handle(self, frame: str | bytes) -> None:
         try:
-            msg = protocol.decode_from_extension(frame)
+            messages = protocol.decode_batch(frame)
         except ProtocolError as exc:
-            self.malformed_frames += 1
-            log.warning("malformed frame from extension: %s", exc)
-            # An error reply, never a crash: the relay keeps serving this link.
-            task = asyncio.ensure_future(
-                self._send_quietly(protocol.encode_malformed(exc.request_id, str(exc)))
-            )
-            task.add_done_callback(lambda t: t.exception())
-            if exc.request_id is not None:
-                self._resolve_error(exc.request_id, "malformed", str(exc))
-            return
-        if isinstance(msg, Reply):
-            if msg.error is not None:
-                self._resolve_error(msg.id, msg.error.code, msg.error.message)
+            messages = [exc]
+        notices: list[str] = []
+        for msg in messages:
+            if isinstance(msg, ProtocolError):
+                log.warning("malformed message from extension: %s", msg)
+                notices.append(protocol.encode_malformed(msg.request_id, str(msg)))
+                if msg.request_id is not None:
+                    self._resolve_error(msg.request_id, "malformed", str(msg))
+            elif isinstance(msg, Reply):
+                if msg.error is not None:
+                    self._resolve_error(msg.id, msg.error.code, msg.error.message)
+                else:
+                    entry = self._pending.get(msg.id)
+                    if entry is not None and not entry[2].done():
+                        entry[2].set_result(msg.result or {})
             else:
-                entry = self._pending.get(msg.id)
-                if entry is not None and not entry[2].done():
-                    entry[2].set_result(msg.result or {})
-            return
-        try:
-            self._on_event(self, msg)
-        except Exception:  # an event consumer's bug must not take the link down
-            log.exception("event handler failed for %s", msg.method)
+                try:
+                    self._on_event(self, msg)
+                except Exception:  # an event consumer's bug must not take the link down
+                    log.exception("event handler failed for %s", msg.method)
+        if notices:
+            # An error reply per bad message, in one frame, never a crash: the link keeps serving.
+            self.malformed_frames += 1
+            task = asyncio.ensure_future(self._send_quietly(protocol.encode_batch(notices)))
+            task.add_done_callback(lambda t: t.exception())
 
     def _resolve_error(self, request_id: int, code: str, message: str) -> None:
         entry = self._pending.get(request_id)

@@ -15,6 +15,10 @@ Frames:
 - extension -> relay events (no id): ``{"method": <EVENTS>, "params": {...}}``
 - relay -> extension, answer to a frame it could not understand:
   ``{"id": int | None, "error": {"code": "malformed", "message": ...}}``
+
+Batches (version 2): either side may send a JSON array of such messages as one frame. Both
+sides batch only while several commands are in flight, so a lone round trip pays nothing,
+and many in flight share frames (fewer wake-ups and IPC hops per command).
 """
 
 from __future__ import annotations
@@ -33,8 +37,10 @@ __all__ = [
     "Hello",
     "ProtocolError",
     "Reply",
+    "decode_batch",
     "decode_command",
     "decode_from_extension",
+    "encode_batch",
     "encode",
     "encode_command",
     "encode_malformed",
@@ -42,7 +48,7 @@ __all__ = [
     "version_mismatch_message",
 ]
 
-PROTOCOL_VERSION: Final = 1
+PROTOCOL_VERSION: Final = 2
 
 COMMANDS: Final = frozenset(
     {
@@ -123,16 +129,28 @@ def encode_malformed(request_id: int | None, message: str) -> str:
     return encode({"id": request_id, "error": {"code": "malformed", "message": message}})
 
 
-def _load(frame: str | bytes) -> dict[str, Any]:
+def encode_batch(messages: list[str]) -> str:
+    """One frame for encoded messages: the message itself, or a JSON array of them."""
+    return messages[0] if len(messages) == 1 else "[" + ",".join(messages) + "]"
+
+
+def _load_json(frame: str | bytes) -> Any:
     if isinstance(frame, bytes):
         try:
             frame = frame.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ProtocolError(f"frame is not UTF-8: {exc}") from None
     try:
-        obj = json.loads(frame)
+        return json.loads(frame)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise ProtocolError(f"frame is not JSON: {exc}") from None
+
+
+def _load(frame: str | bytes) -> dict[str, Any]:
+    return _as_message(_load_json(frame))
+
+
+def _as_message(obj: Any) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise ProtocolError(f"frame must be a JSON object, got {type(obj).__name__}")
     return obj
@@ -176,9 +194,35 @@ def _check_fields(method: str, params: dict[str, Any]) -> None:
             raise ProtocolError(f"event {method!r} field {key!r} must be {wanted}")
 
 
+def decode_batch(frame: str | bytes) -> list[Reply | Event | ProtocolError]:
+    """Decode a frame from the extension: one message or a batch of them.
+
+    Each element decodes on its own: a malformed element becomes a ProtocolError in its
+    place, and the others still count. A frame that is not JSON at all raises.
+    """
+    obj = _load_json(frame)
+    if not isinstance(obj, list):
+        try:
+            return [_decode_message(_as_message(obj))]
+        except ProtocolError as exc:
+            return [exc]
+    if not obj:
+        return [ProtocolError("a batch must hold at least one message")]
+    out: list[Reply | Event | ProtocolError] = []
+    for item in obj:
+        try:
+            out.append(_decode_message(_as_message(item)))
+        except ProtocolError as exc:
+            out.append(exc)
+    return out
+
+
 def decode_from_extension(frame: str | bytes) -> Reply | Event:
-    """Decode one frame sent by the extension, or raise ProtocolError saying what is wrong."""
-    obj = _load(frame)
+    """Decode one frame holding one message, or raise ProtocolError saying what is wrong."""
+    return _decode_message(_load(frame))
+
+
+def _decode_message(obj: dict[str, Any]) -> Reply | Event:
     # Hot path first: a well-formed result reply needs no further checks.
     result = obj.get("result")
     if type(result) is dict and len(obj) == 2:

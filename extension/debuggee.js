@@ -6,7 +6,7 @@
 
 import { CommandError, encodeError, encodeEvent, encodeResult } from './protocol.js';
 
-/** @typedef {{ instanceId: string, port: number, send: (frame: string) => void }} Owner */
+/** @typedef {{ instanceId: string, port: number, inFlight: number, send: (frame: string) => void }} Owner */
 
 const DEBUGGER_VERSION = '1.3';
 const ORPHAN_GRACE_MS = 15000; // after a restart, how long a relay has to reclaim its tabs
@@ -195,7 +195,9 @@ export class Debuggee {
     }
     /** @type {chrome.debugger.DebuggerSession} */
     const target = params.sessionId ? { tabId, sessionId: params.sessionId } : { tabId };
+    relay.inFlight++;
     chrome.debugger.sendCommand(target, params.method, params.params || {}, (result) => {
+      relay.inFlight--; // before send(): the last reply of a burst flushes the batch
       const failure = chrome.runtime.lastError;
       if (!failure) {
         relay.send(encodeResult(id, result));

@@ -23,6 +23,11 @@ export class RelayConnection {
     this.state = 'connecting';
     this.refusal = '';
     this.lastFrameAt = Date.now();
+    /** CDP commands handed to chrome.debugger and not answered yet (see send()). */
+    this.inFlight = 0;
+    /** @type {string[]} */
+    this.outbox = [];
+    this.flushScheduled = false;
     this.ws = new WebSocket(`ws://127.0.0.1:${port}/extension`);
     this.send = this.send.bind(this);
     this.ws.onopen = () => {
@@ -43,8 +48,31 @@ export class RelayConnection {
     this.ws.onerror = () => {}; // onclose follows and carries what we need
   }
 
-  /** @param {string} frame */
+  /**
+   * Send a message. Alone, it goes at once; while other commands are still in flight it
+   * waits for them (or one task turn) and they share a frame, so a burst costs fewer
+   * WebSocket sends and wake-ups. Everything goes through one queue, so order is kept.
+   * @param {string} frame
+   */
   send(frame) {
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (this.inFlight === 0 && this.outbox.length === 0) {
+      this.ws.send(frame);
+      return;
+    }
+    this.outbox.push(frame);
+    if (this.inFlight === 0 || this.outbox.length >= 64) this.flush();
+    else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setTimeout(() => this.flush(), 0); // a task turn, not a wait: replies ready now join
+    }
+  }
+
+  flush() {
+    this.flushScheduled = false;
+    if (!this.outbox.length) return;
+    const frame = this.outbox.length === 1 ? this.outbox[0] : '[' + this.outbox.join(',') + ']';
+    this.outbox = [];
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frame);
   }
 
@@ -72,13 +100,22 @@ export class RelayConnection {
   onFrame(data) {
     this.lastFrameAt = Date.now();
     /** @type {any} */
-    let msg;
+    let parsed;
     try {
-      msg = JSON.parse(data);
+      parsed = JSON.parse(data);
     } catch {
       this.send(encodeError(null, 'malformed', 'frame is not JSON'));
       return;
     }
+    if (Array.isArray(parsed)) {
+      for (const msg of parsed) this.onMessage(msg);
+    } else {
+      this.onMessage(parsed);
+    }
+  }
+
+  /** @param {any} msg */
+  onMessage(msg) {
     if (msg === null || typeof msg !== 'object') {
       this.send(encodeError(null, 'malformed', 'frame must be a JSON object'));
       return;

@@ -115,3 +115,41 @@ def test_extension_mirrors_the_protocol_version() -> None:
 
     js = (extension_dir() / "protocol.js").read_text()
     assert f"export const PROTOCOL_VERSION = {protocol.PROTOCOL_VERSION};" in js
+
+
+def test_a_batch_decodes_every_message_and_marks_the_bad_ones() -> None:
+    frame = json.dumps(
+        [
+            {"id": 1, "result": {"a": 1}},
+            {"method": "tabRemoved", "params": {"tabId": 4}},
+            {"id": "x", "result": {}},
+            {"id": 2, "error": {"code": "cdp_error", "message": "nope"}},
+        ]
+    )
+    decoded = protocol.decode_batch(frame)
+    assert decoded[0] == Reply(1, result={"a": 1})
+    assert decoded[1] == Event("tabRemoved", {"tabId": 4})
+    assert isinstance(decoded[2], ProtocolError)
+    assert decoded[3] == Reply(2, error=ErrorInfo("cdp_error", "nope"))
+
+
+def test_an_empty_batch_is_malformed() -> None:
+    [only] = protocol.decode_batch("[]")
+    assert isinstance(only, ProtocolError) and "at least one" in str(only)
+
+
+@given(st.lists(st.tuples(ids, json_objects), min_size=1, max_size=6))
+def test_encode_batch_round_trips_through_decode_batch(
+    replies: list[tuple[int, dict[str, Any]]],
+) -> None:
+    frame = protocol.encode_batch([protocol.encode({"id": i, "result": r}) for i, r in replies])
+    assert protocol.decode_batch(frame) == [Reply(i, result=r) for i, r in replies]
+
+
+@given(st.binary(max_size=64) | st.text(max_size=64) | json_values.map(json.dumps))
+def test_any_batch_decodes_to_messages_or_errors(frame: str | bytes) -> None:
+    try:
+        decoded = protocol.decode_batch(frame)
+    except ProtocolError:
+        return  # not JSON at all
+    assert decoded and all(isinstance(m, Reply | Event | ProtocolError) for m in decoded)

@@ -143,6 +143,8 @@ async def test_handshake_then_request_and_reply(lone_relay: Relay) -> None:
 
 malformed = st.one_of(
     st.text(max_size=40).filter(lambda s: not s.strip().startswith("{")),
+    st.just("[]"),
+    st.just('[{"id": 1}, 7, "x"]'),
     st.just("{}"),
     st.just('{"id": "x", "result": {}}'),
     st.just('{"method": "cdpEvent", "params": {"tabId": 1}}'),
@@ -163,10 +165,24 @@ async def test_every_malformed_frame_gets_an_error_and_the_relay_keeps_serving(
         assert ext.ws is not None
         for frame in frames:
             await ext.ws.send(frame)
-            notice = json.loads(await ext.ws.recv())
-            assert notice["error"]["code"] == "malformed"
+            notice = json.loads(await ext.ws.recv())  # one frame back per bad frame
+            notices = notice if isinstance(notice, list) else [notice]
+            assert notices and all(n["error"]["code"] == "malformed" for n in notices)
         # Still serving: a normal request/reply round trip on the same connection.
         pending = asyncio.ensure_future(link.request("ping"))
         await ext.serve_once()
         assert await pending == {}
         assert link.malformed_frames == len(frames)
+
+
+async def test_a_batch_of_replies_resolves_every_request(lone_relay: Relay) -> None:
+    async with StandIn(lone_relay) as ext:
+        link = await lone_relay.wait_for_link(5)
+        assert ext.ws is not None
+        pending = [asyncio.ensure_future(link.request("ping")) for _ in range(5)]
+        ids: list[int] = []
+        while len(ids) < 5:  # the relay batches requests issued together
+            frame = json.loads(await ext.ws.recv())
+            ids += [m["id"] for m in (frame if isinstance(frame, list) else [frame])]
+        await ext.ws.send(json.dumps([{"id": i, "result": {"n": i}} for i in reversed(ids)]))
+        assert [r["n"] for r in await asyncio.gather(*pending)] == ids
