@@ -153,11 +153,12 @@ class Browser:
         if event.method in {"tabDetached", "tabRemoved"}:
             tab_id = p["tabId"]
             reason = p.get("reason", "target_closed")
-            error: BridgeError = (
-                TabClosed(tab_id)
-                if event.method == "tabRemoved" or reason == "target_closed"
-                else DebuggerDetached(tab_id, reason)
+            gone = event.method == "tabRemoved" or (
+                reason == "target_closed" and not p.get("tabExists", False)
             )
+            if not gone and reason == "target_closed":
+                reason = "the tab went to a page extensions may not debug (e.g. chrome://)"
+            error: BridgeError = TabClosed(tab_id) if gone else DebuggerDetached(tab_id, reason)
             self._attached_via.pop(tab_id, None)
             session = self.sessions.pop(tab_id, None)
             if session is not None:

@@ -19,7 +19,14 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from bridge import protocol
-from bridge.errors import BridgeTimeout, CdpError, CommandFailed, ExtensionDisconnected
+from bridge.errors import (
+    BridgeTimeout,
+    CdpError,
+    CommandFailed,
+    DebuggerDetached,
+    ExtensionDisconnected,
+    TabClosed,
+)
 from bridge.protocol import Event, Hello, ProtocolError, Reply
 
 __all__ = ["EventHandler", "ExtensionLink"]
@@ -165,7 +172,12 @@ class ExtensionLink:
         if entry is None or entry[2].done():
             return
         method, params, fut = entry
-        if method == "cdpCommand" and code == "cdp_error":
+        tab_id = params.get("tabId")
+        if code == "tab_closed" and isinstance(tab_id, int):
+            fut.set_exception(TabClosed(tab_id))
+        elif code == "debugger_detached" and isinstance(tab_id, int):
+            fut.set_exception(DebuggerDetached(tab_id, message))
+        elif method == "cdpCommand" and code == "cdp_error":
             cdp_code, text = _split_cdp_message(message)
             fut.set_exception(CdpError(str(params.get("method", "?")), text, cdp_code))
         else:

@@ -40,8 +40,8 @@ __all__ = [
     "decode_batch",
     "decode_command",
     "decode_from_extension",
-    "encode_batch",
     "encode",
+    "encode_batch",
     "encode_command",
     "encode_malformed",
     "parse_hello",
@@ -174,7 +174,7 @@ _EVENT_FIELDS: Final[dict[str, dict[str, tuple[type, ...]]]] = {
     # field name -> accepted types; a leading "?" in the name marks optional fields
     "hello": {"protocolVersion": (int,)},
     "cdpEvent": {"tabId": (int,), "method": (str,), "?params": (dict,), "?sessionId": (str,)},
-    "tabDetached": {"tabId": (int,), "reason": (str,)},
+    "tabDetached": {"tabId": (int,), "reason": (str,), "?tabExists": (bool,)},
     "tabUpdated": {"tabId": (int,), "?url": (str,), "?title": (str,), "?status": (str,)},
     "tabRemoved": {"tabId": (int,)},
 }
@@ -189,7 +189,7 @@ def _check_fields(method: str, params: dict[str, Any]) -> None:
                 continue
             raise ProtocolError(f"event {method!r} lacks required field {key!r}")
         value = params[key]
-        if isinstance(value, bool) or not isinstance(value, types):
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
             wanted = "/".join(t.__name__ for t in types)
             raise ProtocolError(f"event {method!r} field {key!r} must be {wanted}")
 

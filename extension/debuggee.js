@@ -241,11 +241,18 @@ export class Debuggee {
    * @param {string} reason
    */
   onDetach(source, reason) {
-    if (source.tabId === undefined) return;
-    const relay = this.ownerOf(source.tabId);
-    this.owners.delete(source.tabId);
+    const tabId = source.tabId;
+    if (tabId === undefined) return;
+    const relay = this.ownerOf(tabId);
+    this.owners.delete(tabId);
     this.persist();
-    if (relay) relay.send(encodeEvent('tabDetached', { tabId: source.tabId, reason: String(reason) }));
+    if (!relay) return;
+    // Chrome says "target_closed" also when the tab navigated to a page extensions may not
+    // debug (chrome://…): tell the relay whether the tab is really gone.
+    chrome.tabs.get(tabId).then(
+      () => relay.send(encodeEvent('tabDetached', { tabId, reason: String(reason), tabExists: true })),
+      () => relay.send(encodeEvent('tabDetached', { tabId, reason: String(reason), tabExists: false })),
+    );
   }
 
   /** @param {number} tabId */

@@ -11,7 +11,7 @@ import pytest
 from bridge.browser import Browser
 from bridge.cdp import CdpSession, JavaScriptError
 from bridge.direct import DirectCdp
-from bridge.errors import CdpError, TabClosed
+from bridge.errors import CdpError, DebuggerDetached, TabClosed
 
 pytestmark = pytest.mark.e2e
 
@@ -104,3 +104,22 @@ async def test_new_tab_in_the_background_does_not_take_focus(
         assert after == before
     finally:
         await session.close()
+
+
+async def test_debugger_detached_ends_waits_at_once_with_the_reason(
+    tab: CdpSession, direct_cdp: DirectCdp, pages: str
+) -> None:
+    await tab.navigate(f"{pages}/")
+    waiter = tab.expect_event("Page.frameNavigated")
+    pending = asyncio.ensure_future(tab.evaluate("new Promise(() => {})", await_promise=True))
+    target = next(t for t in await direct_cdp.targets("page") if t["url"] == f"{pages}/")
+    session = await direct_cdp.attach(target["targetId"])
+    # Chrome takes an extension's debugger away from a tab that opens a chrome:// page.
+    await direct_cdp.call("Page.navigate", {"url": "chrome://version"}, session)
+    async with asyncio.timeout(5):
+        with pytest.raises(DebuggerDetached, match="chrome://"):
+            await waiter.wait(30)
+        with pytest.raises((DebuggerDetached, CdpError)):
+            await pending
+    with pytest.raises(DebuggerDetached):
+        await tab.send("Runtime.evaluate", {"expression": "1"})

@@ -153,3 +153,14 @@ def test_any_batch_decodes_to_messages_or_errors(frame: str | bytes) -> None:
     except ProtocolError:
         return  # not JSON at all
     assert decoded and all(isinstance(m, Reply | Event | ProtocolError) for m in decoded)
+
+
+def test_tab_detached_says_whether_the_tab_still_exists() -> None:
+    event = protocol.decode_from_extension(
+        '{"method": "tabDetached", "params": {"tabId": 3, "reason": "target_closed", "tabExists": true}}'
+    )
+    assert event == Event("tabDetached", {"tabId": 3, "reason": "target_closed", "tabExists": True})
+    with pytest.raises(ProtocolError, match="tabExists"):
+        protocol.decode_from_extension(
+            '{"method": "tabDetached", "params": {"tabId": 3, "reason": "x", "tabExists": 1}}'
+        )
