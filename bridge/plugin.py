@@ -56,6 +56,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--headed", action="store_true", help="launch the test browser with a window")
     group.addoption("--browser-path", default=None, help="Chromium/Chrome executable to launch")
     group.addoption(
+        "--bridge-reports",
+        default=None,
+        metavar="DIR",
+        help="where scenario run reports go (default: <rootdir>/reports, or $BRIDGE_REPORTS_DIR)",
+    )
+    group.addoption(
         "--chrome-arg",
         action="append",
         default=[],

@@ -2,8 +2,8 @@
 
 Entries are built where a scenario ran and ride on its ``TestReport`` (pytest-xdist carries a
 report's attributes to the controller), and one ``ReportKeeper``, in the process that prints
-the results, writes the file. The report goes to ``reports/`` under the rootdir, or to
-``$BRIDGE_REPORTS_DIR``.
+the results, writes the file. The report goes to ``--bridge-reports DIR``, else
+``$BRIDGE_REPORTS_DIR``, else ``reports/`` under the rootdir.
 """
 
 from __future__ import annotations
@@ -72,7 +72,9 @@ class ReportKeeper:
 
     def _ensure(self) -> RunReport:
         if self.report is None:
-            configured = os.environ.get("BRIDGE_REPORTS_DIR")
+            configured = self.config.getoption("--bridge-reports", None) or os.environ.get(
+                "BRIDGE_REPORTS_DIR"
+            )
             directory = Path(configured) if configured else self.config.rootpath / "reports"
             path = reserve_report_path(directory, datetime.now(UTC))
             self.report = RunReport(path, self._meta())

@@ -453,3 +453,13 @@ def test_allure_results_have_steps_attachments_and_failure_evidence(
     kinds = {a["name"]: a["type"] for a in broken["attachments"]}
     assert kinds["chatgpt tab 1 screenshot"] == "image/png"
     assert kinds["chatgpt tab 1 DOM"] == "text/html"
+
+
+def test_bridge_reports_option_chooses_the_report_directory(project: pytest.Pytester) -> None:
+    write(project, "scenarios/one.json", scenario("only"))
+    result = project.runpytest("--bridge-reports", "elsewhere")
+    result.assert_outcomes(passed=1)
+    reports = list((project.path / "elsewhere").glob("*.json"))
+    assert len(reports) == 1
+    assert json.loads(reports[0].read_text())["summary"]["passed"] == 1
+    assert not list((project.path / "reports").glob("*.json"))
