@@ -43,7 +43,8 @@ class ExtensionLink:
         self._on_event = on_event
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[str, dict[str, Any], asyncio.Future[dict[str, Any]]]] = {}
-        self.closed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._loop = asyncio.get_running_loop()
+        self.closed: asyncio.Future[str] = self._loop.create_future()
         self.malformed_frames = 0
         self._outbox: list[str] = []
         self._batches_in_flight = 0
@@ -59,6 +60,13 @@ class ExtensionLink:
         self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = 30.0
     ) -> dict[str, Any]:
         """Send a command and await its result. Raises CommandFailed / CdpError / timeouts."""
+        if asyncio.get_running_loop() is not self._loop:
+            raise RuntimeError(
+                "bridge's relay and sessions live on the event loop that started them; this call "
+                "came from another one. In pytest, run async tests that use bridge fixtures on "
+                "the session loop: @pytest.mark.asyncio(loop_scope='session'), or "
+                "asyncio_default_test_loop_scope = session in the ini file."
+            )
         if self.closed.done():
             raise ExtensionDisconnected(f"extension link closed: {self.closed.result()}")
         request_id = next(self._ids)

@@ -14,6 +14,7 @@ Under pytest-xdist each worker is its own process: its own relay port, its own b
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -90,6 +91,28 @@ def pytest_report_header(config: pytest.Config) -> str:
         exe = f"none found ({exc.__class__.__name__})"
     mode = "headed" if config.getoption("--headed") else "headless"
     return f"bridge: launched browser {exe} ({mode}), fake ChatGPT/Gemini"
+
+
+# The plugin's async fixtures live on the session event loop (one browser per session).
+_SESSION_LOOP_FIXTURES = frozenset(
+    {"relay", "extension_link", "tab", "new_tab", "bridge", "chatgpt_tab", "gemini_tab"}
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run async tests that use bridge's fixtures on the session loop, where those live.
+
+    Without this, a project whose pytest-asyncio default is a per-test loop would drive a
+    relay from a foreign loop. An explicit ``loop_scope`` on the test wins.
+    """
+    for item in items:
+        if not isinstance(item, pytest.Function) or not inspect.iscoroutinefunction(item.obj):
+            continue
+        if not _SESSION_LOOP_FIXTURES.intersection(item.fixturenames):
+            continue
+        marker = item.get_closest_marker("asyncio")  # set by pytest-asyncio's auto mode too
+        if marker is not None and "loop_scope" not in marker.kwargs:
+            item.add_marker(pytest.mark.asyncio(loop_scope="session"), append=False)
 
 
 @pytest.fixture(scope="session")
