@@ -238,7 +238,8 @@ class _Ask:
             raise StepTimeout(self.provider, "wait for the input field", wait_s)
         # Earlier turns of an existing conversation may still be arriving (Gemini loads them
         # after its composer): wait for the page to settle before counting (seed §3.1 step 5).
-        await self.page("quiet(250, 5000)", timeout=scaled(6.0))
+        if await self.page(f"needsSettle({json.dumps(self.provider)})"):
+            await self.page("quiet(250, 5000)", timeout=scaled(6.0))
         if self.provider == "gemini":
             await self._check_not_stuck()
         counts = await self.page(f"counts({json.dumps(self.provider)})")

@@ -392,6 +392,16 @@
       return waitUntil(state, timeoutMs);
     },
 
+    /**
+     * Whether earlier turns may still be arriving: a conversation URL (/c/<id>, /app/<id>)
+     * whose page loaded moments ago. A fresh chat, or a page loaded long ago, has nothing
+     * left to settle, so it pays no quiet window.
+     */
+    needsSettle(p) {
+      const conversation = p === 'chatgpt' ? /^\/c\/[^/]+/ : /^\/app\/[^/]+/;
+      return conversation.test(location.pathname) && performance.now() < 15000;
+    },
+
     /** Resolve once no mutation happened for quietMs (page settled), or at timeoutMs. */
     quiet(quietMs, timeoutMs) {
       return new Promise((resolve) => {
