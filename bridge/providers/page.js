@@ -344,6 +344,7 @@
   }
 
   let stopWatching = null;
+  let settled = false;
 
   const api = {
     version: VERSION,
@@ -393,13 +394,18 @@
     },
 
     /**
-     * Whether earlier turns may still be arriving: a conversation URL (/c/<id>, /app/<id>)
-     * whose page loaded moments ago. A fresh chat, or a page loaded long ago, has nothing
-     * left to settle, so it pays no quiet window.
+     * Whether earlier turns may still be arriving: a document loaded at a conversation URL
+     * (/c/<id>, /app/<id>) moments ago, asked for the first time. A fresh chat (whose URL
+     * only became /c/<id> by pushState), a page loaded long ago, or one already settled has
+     * nothing left to load, so it pays no quiet window.
      */
     needsSettle(p) {
+      if (settled) return false; // once per document: later turns were made live, not loaded
+      settled = true;
       const conversation = p === 'chatgpt' ? /^\/c\/[^/]+/ : /^\/app\/[^/]+/;
-      return conversation.test(location.pathname) && performance.now() < 15000;
+      const nav = performance.getEntriesByType('navigation')[0];
+      const loadedAt = nav ? new URL(nav.name).pathname : location.pathname;
+      return conversation.test(loadedAt) && performance.now() < 15000;
     },
 
     /** Resolve once no mutation happened for quietMs (page settled), or at timeoutMs. */
