@@ -12,12 +12,14 @@ from bridge.core import Bridge
 from bridge.fakes import Behaviour, FakeSites
 from bridge.providers.completion import Phase, Verdict
 from bridge.providers.driver import PROVIDER_SPECS, AskOptions, _Ask
-from bridge.results import AskResult, Provider
+from bridge.results import PROVIDERS, AskResult, Provider
 
 __all__ = ["measure_asks"]
 
 # Streams for ~0.3 s: long enough to be an answer, short enough for many runs.
 ANSWER = Behaviour(chunk_chars=24, chunk_interval_ms=15)
+# Streams for ~2 s (about 160 characters a second), closer to the real sites.
+PACED = Behaviour(chunk_chars=24, chunk_interval_ms=150)
 QUESTION = "How do I read files asynchronously in Python? ({n})"
 
 
@@ -155,7 +157,41 @@ async def measure_asks(
         walls.append(both.wall_ms)
     slower = max(median(singles["chatgpt"]), median(singles["gemini"]))
     figures.append(
-        Figure("ask_both wall time", "ms", median(walls), slower, "slower single ask", 1.1)
+        Figure(
+            "ask_both wall time (0.2 s answers)",
+            "ms",
+            median(walls),
+            slower,
+            "slower single ask",
+            1.1,
+            note="fixed costs of two tabs at once on a shared machine weigh most here",
+        )
     )
     raw["ask_both_ms"] = walls
+    # Answers that stream for ~2 s, closer to the real sites' pace.
+    paced: dict[str, list[float]] = {"chatgpt": [], "gemini": [], "both": []}
+    for _ in range(max(1, runs // 2)):
+        for provider in PROVIDERS:
+            n += 1
+            (fakes.chatgpt if provider == "chatgpt" else fakes.gemini).queue(PACED)
+            started = time.monotonic()
+            await bridge.ask(provider, QUESTION.format(n=n))
+            paced[provider].append((time.monotonic() - started) * 1000)
+        n += 1
+        fakes.chatgpt.queue(PACED)
+        fakes.gemini.queue(PACED)
+        both = await bridge.ask_both(QUESTION.format(n=n))
+        assert both.all_ok, both.errors
+        paced["both"].append(both.wall_ms)
+    figures.append(
+        Figure(
+            "ask_both wall time (2 s answers)",
+            "ms",
+            median(paced["both"]),
+            max(median(paced["chatgpt"]), median(paced["gemini"])),
+            "slower single ask",
+            1.1,
+        )
+    )
+    raw["paced_ms"] = paced
     return figures, raw

@@ -37,7 +37,8 @@ async def test_quick_benchmark_writes_a_complete_report(tmp_path: Path) -> None:
     for expected in (
         "CDP round trip, median",
         "CDP throughput, 50 in flight",
-        "ask_both wall time",
+        "ask_both wall time (0.2 s answers)",
+        "ask_both wall time (2 s answers)",
         "relay start → extension connected",
         "MCP server spawn → first tool list",
         "MCP server peak RSS over asks",
