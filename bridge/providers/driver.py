@@ -248,18 +248,8 @@ class _Ask:
 
     async def _check_not_stuck(self) -> None:
         """Seed §9.3: a stop button left over from a hung answer must go within 5 s."""
-        obs = await self.page("observe('gemini')")
-        if not obs["has_stop_button"]:
-            return
-        gone = await self.page(
-            "(() => new Promise(r => { const p = window.__bridgePage; "
-            "const ok = () => !p.observe('gemini').has_stop_button; if (ok()) return r(true); "
-            "const t = setTimeout(() => r(false), 5000); "
-            "new MutationObserver(() => { if (ok()) { clearTimeout(t); r(true); } })"
-            ".observe(document, {subtree: true, childList: true, attributes: true}); }))()",
-            timeout=scaled(6.0),
-        )
-        if not gone:
+        gone = await self.page(f"whenStopGone({json.dumps(self.provider)}, 5000)", timeout=6.0)
+        if gone != "gone":
             raise ProviderStuck(self.provider, "stuck_stop_button", 1)
 
     async def type_question(self) -> None:

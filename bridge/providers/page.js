@@ -434,6 +434,11 @@
       }, timeoutMs);
     },
 
+    /** Resolve 'gone' when no stop button shows (seed §9.3 pre-check); '' at timeoutMs. */
+    whenStopGone(p, timeoutMs) {
+      return waitUntil(() => (providers[p].stopButton() ? '' : 'gone'), timeoutMs);
+    },
+
     /** Resolve when the user turn count exceeds n (the question was sent). */
     whenUserCountAbove(p, n, timeoutMs) {
       return waitUntil(() => (providers[p].users().length > n ? 'sent' : ''), timeoutMs);

@@ -5,6 +5,7 @@ The fakes render the happy path; these pages are the shapes the fallbacks exist 
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -139,3 +140,22 @@ async def test_gemini_feedback_of_an_older_answer_is_not_taken_for_the_new_one(
     observed = await tab.evaluate("window.__bridgePage.observe('gemini')")
     assert observed["model_response_count"] == 2
     assert observed["has_feedback_buttons"] is False  # the icons belong to the older answer
+
+
+async def test_gemini_leftover_stop_button_is_waited_for_then_reported(
+    tab: CdpSession, pages: str
+) -> None:
+    stop = '<button><mat-icon data-mat-icon-name="stop"></mat-icon></button>'
+    await _extract(tab, pages, "gemini", stop)
+    # Still there at the deadline: '' (the driver calls that stuck).
+    assert (
+        await tab.evaluate("window.__bridgePage.whenStopGone('gemini', 200)", await_promise=True)
+        == ""
+    )
+    # Goes away while waited for: resolved by the mutation, not the deadline.
+    pending = tab.evaluate(
+        "window.__bridgePage.whenStopGone('gemini', 30000)", await_promise=True, timeout=10
+    )
+    removal = tab.evaluate("setTimeout(() => document.querySelector('button').remove(), 50)")
+    gone, _ = await asyncio.gather(pending, removal)
+    assert gone == "gone"
