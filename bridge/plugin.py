@@ -97,22 +97,58 @@ def pytest_report_header(config: pytest.Config) -> str:
 _SESSION_LOOP_FIXTURES = frozenset(
     {"relay", "extension_link", "tab", "new_tab", "bridge", "chatgpt_tab", "gemini_tab"}
 )
+# Fixtures defined in bridge's own modules (this one, bridge.scenarios.plugin, any module the
+# fixtures may move to) are bridge's; the same names in a user's conftest are not.
+_BRIDGE_PACKAGE = __name__.partition(".")[0]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run async tests that use bridge's fixtures on the session loop, where those live.
 
     Without this, a project whose pytest-asyncio default is a per-test loop would drive a
-    relay from a foreign loop. An explicit ``loop_scope`` on the test wins.
+    relay from a foreign loop. An explicit ``loop_scope`` on the test wins. A test whose
+    ``tab`` or ``relay`` is the user's own fixture of that name is left alone.
     """
     for item in items:
         if not isinstance(item, pytest.Function) or not inspect.iscoroutinefunction(item.obj):
             continue
-        if not _SESSION_LOOP_FIXTURES.intersection(item.fixturenames):
+        if not _uses_bridge_session_fixture(item):
             continue
         marker = item.get_closest_marker("asyncio")  # set by pytest-asyncio's auto mode too
         if marker is not None and "loop_scope" not in marker.kwargs:
             item.add_marker(pytest.mark.asyncio(loop_scope="session"), append=False)
+
+
+def _uses_bridge_session_fixture(item: pytest.Function) -> bool:
+    """Does the test's fixture closure use one of bridge's own session-loop fixtures?
+
+    The loop must be chosen at collection (pytest-asyncio reads the marker), and pytest 9 has
+    no public API for "which definition of fixture X does this item get": ``item.fixturenames``
+    has names only, and ``FixtureRequest`` exists only during setup. So this reads
+    ``item._fixtureinfo.name2fixturedefs`` (name -> visible ``pytest.FixtureDef``s, farthest
+    first, the last one in use), as pytest-asyncio itself does in its
+    ``pytest_pyfunc_call``, and tells bridge's definitions by their function's module
+    (``FixtureDef.func`` and ``argnames`` are attributes of the public ``pytest.FixtureDef``).
+    If that private mapping ever goes away, nothing is moved: a user's run is never changed,
+    and bridge's own tests (tests/test_plugin.py) would fail loudly with "session loop".
+    """
+    name2fixturedefs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", None)
+    if not isinstance(name2fixturedefs, dict):
+        return False
+    for name in _SESSION_LOOP_FIXTURES.intersection(item.fixturenames):
+        # fixturenames is the whole closure, so a user fixture that requests bridge's
+        # new_tab brings it in; a user's ``tab`` that requests ``tab`` uses bridge's below it.
+        for fixturedef in reversed(name2fixturedefs.get(name, ())):
+            if _is_bridge_fixture(fixturedef):
+                return True
+            if name not in fixturedef.argnames:
+                break  # overrides the outer definitions without using them
+    return False
+
+
+def _is_bridge_fixture(fixturedef: pytest.FixtureDef[object]) -> bool:
+    module = getattr(fixturedef.func, "__module__", None) or ""
+    return module == _BRIDGE_PACKAGE or module.startswith(_BRIDGE_PACKAGE + ".")
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,10 @@
 """pytest glue for scenario files: each scenario a test, tags as markers, a run report.
 
-``bridge.plugin`` registers this module as "bridge-scenarios". A JSON file is collected when
-it is named on the command line, lives in a ``scenarios/`` directory, or is named
-``*scenarios.json``. Each scenario becomes a ``pytest.Function`` named by its id, so ``-k``,
+``bridge.plugin`` registers this module as "bridge-scenarios". A JSON file is a scenario file
+when it is named on the command line or lies under a path of the ``bridge_scenario_paths`` ini
+option; or when it lives in a ``scenarios/`` directory or is named ``*scenarios.json`` AND has
+bridge's shape (``_bridge_shaped``), so other tools' JSON files there are left alone. Each
+scenario becomes a ``pytest.Function`` named by its id, so ``-k``,
 ``-m``, fixtures, xdist and JUnit XML work as for any test. Its body runs on the session's
 event loop, where the bridge fixtures live, through the same ``Bridge`` the MCP server uses.
 """
@@ -11,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
+import re
 from collections.abc import Coroutine, Generator, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,6 +45,8 @@ SOURCE = pytest.StashKey[str]()
 RESULT = pytest.StashKey[tuple[ScenarioOutcome, list[Check]]]()
 LOGGED_OUT = pytest.StashKey[dict[str, str]]()
 SCENARIO_IDS = pytest.StashKey[dict[str, str]]()
+SCENARIO_PATHS = pytest.StashKey[tuple[Path, ...]]()
+SCENARIO_PATHS_INI = "bridge_scenario_paths"
 
 # Seed 000 §10.3's tags, plus the ones this suite adds; any other tag is registered as found.
 KNOWN_TAGS = {
@@ -68,16 +74,78 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ReportKeeper(config), "bridge-scenarios-report")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    # pytest_addoption is a historic hook, so this runs although bridge.plugin registers this
+    # module from its pytest_configure; pytest validates ini keys only after collection.
+    parser.addini(
+        SCENARIO_PATHS_INI,
+        type="paths",
+        default=[],
+        help="bridge: files and directories (relative to the ini file) whose *.json files are "
+        "all scenario files, whatever their name or shape; an invalid one fails collection",
+    )
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
     if file_path.suffix != ".json":
         return None
-    if (
-        parent.session.isinitpath(file_path)
-        or file_path.parent.name == "scenarios"
-        or file_path.name.endswith("scenarios.json")
-    ):
+    # Asked for by name or by configuration: a scenario file, and if it is wrong, say so.
+    if parent.session.isinitpath(file_path) or _in_configured_paths(parent.config, file_path):
+        return ScenarioFile.from_parent(parent, path=file_path)
+    # Found by convention: only when it is bridge's, so other tools' JSON files stay theirs.
+    conventional = file_path.parent.name == "scenarios" or file_path.name.endswith("scenarios.json")
+    if conventional and _bridge_shaped(file_path):
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
+
+
+def _in_configured_paths(config: pytest.Config, file_path: Path) -> bool:
+    roots = config.stash.get(SCENARIO_PATHS, None)
+    if roots is None:  # read once, lazily: the ini option exists once this plugin is registered
+        roots = tuple(Path(p).resolve() for p in config.getini(SCENARIO_PATHS_INI))
+        config.stash[SCENARIO_PATHS] = roots
+    if not roots:
+        return False
+    resolved = file_path.resolve()
+    return any(resolved.is_relative_to(root) for root in roots)
+
+
+# A top-level "scenarios" list: the cheap first test, and all a half-written file can show.
+_SCENARIO_LIST = re.compile(r'"scenarios"\s*:\s*\[')
+# Keys that a bridge scenario requires and that mark it as bridge's ("id" alone is too common).
+_SCENARIO_SIGNATURE = ("provider", "question")
+
+
+def _bridge_shaped(path: Path) -> bool:
+    """Is this JSON file meant for bridge (then any mistake in it must fail loudly)?
+
+    Bridge-shaped: a top-level object whose "scenarios" list holds at least one object with a
+    "provider" or "question" key, the keys every bridge scenario needs (the seed's
+    ``test-scenarios.json`` included). One such entry is enough, so a typo elsewhere in the
+    file is still reported precisely. Text that is not valid JSON counts when it shows a
+    ``"scenarios": [`` list: a half-written scenario file gets its parse error. Anything else
+    (a list, ``{"name": "x"}``, another tool's ``scenarios`` of other keys, binary data, an
+    empty scenarios list) is not bridge's and is ignored.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if _SCENARIO_LIST.search(text) is None:
+        return False
+    try:
+        data = json.loads(text)
+    except ValueError:  # json.JSONDecodeError
+        return True
+    except RecursionError:
+        return False
+    entries = data.get("scenarios") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return False
+    return any(
+        isinstance(entry, dict) and any(key in entry for key in _SCENARIO_SIGNATURE)
+        for entry in entries
+    )
 
 
 class ScenarioFile(pytest.File):
