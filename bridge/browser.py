@@ -1,14 +1,17 @@
-"""The browser as seen through the relay and the extension: its tabs and their sessions.
+"""The browser as seen through a connector (the relay): its tabs and their CDP sessions.
 
-Sessions outlive a link: when the extension's service worker restarts, or the link is
-replaced, the next command on a session re-attaches through the new link (the
-extension reuses its own surviving attachment). What was in flight when the link
-dropped fails with ExtensionDisconnected; a tab closed or detached ends its session.
+``Browser`` is the host of every ``CdpSession`` and the listener of the connector: it
+routes each ``cdpEvent`` to its tab's session and ends the session whose tab was closed
+or whose debugger was detached. Sessions outlive a transport: when the extension's
+service worker restarts, or the link is replaced, the next command on a session
+re-attaches through the new transport (the extension reuses its own surviving
+attachment). What was in flight when a transport dropped fails with
+ExtensionDisconnected at once.
 """
 
 from __future__ import annotations
 
-import contextlib
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,12 +23,17 @@ from bridge.errors import (
     ExtensionDisconnected,
     TabClosed,
 )
-from bridge.link import ExtensionLink
 from bridge.protocol import Event
-from bridge.relay import Relay
+from bridge.transport import Connector, Transport
 from bridge.waiting import scaled
 
 __all__ = ["Browser", "TabInfo"]
+
+log = logging.getLogger(__name__)
+
+# Detach reasons chrome.debugger reports (chrome.debugger.DetachReason).
+CANCELED_BY_USER = "canceled_by_user"
+TARGET_CLOSED = "target_closed"
 
 
 @dataclass(frozen=True)
@@ -47,21 +55,36 @@ class TabInfo:
         )
 
 
+def ending_of(event: Event) -> BridgeError | None:
+    """What a tab lifecycle event means for its session (pure): the error that ends it."""
+    p = event.params
+    if event.method == "tabRemoved":
+        return TabClosed(int(p["tabId"]))
+    if event.method != "tabDetached":
+        return None
+    tab_id = int(p["tabId"])
+    reason = str(p.get("reason", TARGET_CLOSED))
+    if reason == TARGET_CLOSED and not p.get("tabExists", False):
+        return TabClosed(tab_id)
+    if reason == TARGET_CLOSED:
+        reason = "the tab went to a page extensions may not debug (e.g. chrome://)"
+    return DebuggerDetached(tab_id, reason)
+
+
 class Browser:
-    def __init__(self, relay: Relay, *, connect_timeout: float | None = None) -> None:
-        self.relay = relay
+    def __init__(self, connector: Connector, *, connect_timeout: float | None = None) -> None:
+        self.connector = connector
         self.connect_timeout = scaled(10.0) if connect_timeout is None else connect_timeout
         self.sessions: dict[int, CdpSession] = {}
-        self._attached_via: dict[int, ExtensionLink] = {}
-        relay.event_listeners.append(self._on_event)
-        relay.link_lost_listeners.append(self._on_link_lost)
+        self._attached_via: dict[int, Transport] = {}
+        self._unsubscribe = connector.subscribe(self)
 
-    async def link(self) -> ExtensionLink:
-        return await self.relay.wait_for_link(self.connect_timeout)
+    async def transport(self) -> Transport:
+        return await self.connector.connect(self.connect_timeout)
 
     async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        link = await self.link()
-        return await link.request(method, params, timeout=scaled(30.0))
+        transport = await self.transport()
+        return await transport.request(method, params, timeout=scaled(30.0))
 
     # -- tabs -----------------------------------------------------------------------
 
@@ -82,33 +105,27 @@ class Browser:
         return session
 
     async def attach(self, tab_id: int) -> CdpSession:
-        link = await self.link()
-        await link.request("attachTab", {"tabId": tab_id}, timeout=scaled(10.0))
+        transport = await self.transport()
+        await transport.request("attachTab", {"tabId": tab_id}, timeout=scaled(10.0))
         session = self.sessions.get(tab_id)
         if session is None or session.ended is not None:
             session = CdpSession(self, tab_id)
             self.sessions[tab_id] = session
-        self._attached_via[tab_id] = link
+        self._attached_via[tab_id] = transport
         return session
 
     async def detach(self, tab_id: int) -> None:
-        session = self.sessions.pop(tab_id, None)
-        self._attached_via.pop(tab_id, None)
-        if session is not None:
-            session._end(DebuggerDetached(tab_id, "detached by bridge"))
-        link = self.relay.link
-        if link is not None:
+        self._forget(tab_id, DebuggerDetached(tab_id, "detached by bridge"))
+        transport = self.connector.current
+        if transport is not None:
             try:
-                await link.request("detachTab", {"tabId": tab_id}, timeout=scaled(10.0))
+                await transport.request("detachTab", {"tabId": tab_id}, timeout=scaled(10.0))
             except CommandFailed as exc:
                 if exc.error_code not in {"not_attached", "no_tab"}:
                     raise
 
     async def close_tab(self, tab_id: int) -> None:
-        session = self.sessions.pop(tab_id, None)
-        self._attached_via.pop(tab_id, None)
-        if session is not None:
-            session._end(TabClosed(tab_id, "closed by bridge"))
+        self._forget(tab_id, TabClosed(tab_id, "closed by bridge"))
         try:
             await self.request("closeTab", {"tabId": tab_id})
         except CommandFailed as exc:
@@ -120,63 +137,65 @@ class Browser:
 
     async def detach_all(self) -> None:
         for tab_id in list(self.sessions):
-            with contextlib.suppress(BridgeError):
+            try:
                 await self.detach(tab_id)
+            except BridgeError as exc:  # shutting down: the browser may be gone already
+                log.debug("detaching tab %s at shutdown: %s", tab_id, exc)
 
-    # -- routing --------------------------------------------------------------------
+    def _forget(self, tab_id: int, error: BridgeError) -> None:
+        self._attached_via.pop(tab_id, None)
+        session = self.sessions.pop(tab_id, None)
+        if session is not None:
+            session.end(error)
 
-    async def _link_for(self, session: CdpSession) -> ExtensionLink:
-        link = self.relay.link
-        if link is not None and self._attached_via.get(session.tab_id) is link:
-            return link  # hot path: nothing to check
-        link = await self.link()
+    # -- SessionHost ----------------------------------------------------------------
+
+    async def transport_for(self, tab_id: int) -> Transport:
+        transport = self.connector.current
+        if transport is not None and self._attached_via.get(tab_id) is transport:
+            return transport  # hot path: nothing to check
+        transport = await self.transport()
         # A new link (service worker restart, reconnection): attach again; the extension
         # recognises an attachment of its own that survived and reuses it.
         try:
-            await link.request("attachTab", {"tabId": session.tab_id}, timeout=scaled(10.0))
+            await transport.request("attachTab", {"tabId": tab_id}, timeout=scaled(10.0))
         except CommandFailed as exc:
             if exc.error_code == "no_tab":
-                error = TabClosed(session.tab_id, "it no longer exists")
-                session._end(error)
+                error = TabClosed(tab_id, "it no longer exists")
+                self._forget(tab_id, error)
                 raise error from exc
             raise
-        self._attached_via[session.tab_id] = link
-        return link
+        self._attached_via[tab_id] = transport
+        return transport
 
-    def _on_event(self, link: ExtensionLink, event: Event) -> None:
+    # -- TransportListener ----------------------------------------------------------------
+
+    def transport_event(self, transport: Transport, event: Event) -> None:
         p = event.params
         if event.method == "cdpEvent":
             session = self.sessions.get(p["tabId"])
             if session is not None:
-                session._dispatch(p["method"], p.get("params") or {}, p.get("sessionId"))
+                session.dispatch(p["method"], p.get("params") or {}, p.get("sessionId"))
             return
-        if event.method in {"tabDetached", "tabRemoved"}:
-            tab_id = p["tabId"]
-            reason = p.get("reason", "target_closed")
-            gone = event.method == "tabRemoved" or (
-                reason == "target_closed" and not p.get("tabExists", False)
+        error = ending_of(event)
+        if error is None:
+            return  # tabUpdated: nothing to do for sessions
+        tab_id = int(p["tabId"])
+        self._forget(tab_id, error)
+        transport.fail_pending(
+            lambda method, params: (
+                error if method == "cdpCommand" and params.get("tabId") == tab_id else None
             )
-            if not gone and reason == "target_closed":
-                reason = "the tab went to a page extensions may not debug (e.g. chrome://)"
-            error: BridgeError = TabClosed(tab_id) if gone else DebuggerDetached(tab_id, reason)
-            self._attached_via.pop(tab_id, None)
-            session = self.sessions.pop(tab_id, None)
-            if session is not None:
-                session._end(error)
-            link.fail_pending(
-                lambda method, params: (
-                    error if method == "cdpCommand" and params.get("tabId") == tab_id else None
-                )
-            )
+        )
 
-    def _on_link_lost(self, link: ExtensionLink) -> None:
+    def transport_lost(self, transport: Transport) -> None:
         error = ExtensionDisconnected(
             "the extension's connection dropped (service worker restart or browser closed); "
             "the next command reconnects"
         )
         for tab_id, via in list(self._attached_via.items()):
-            if via is link:
+            if via is transport:
                 del self._attached_via[tab_id]
                 session = self.sessions.get(tab_id)
                 if session is not None:
-                    session._fail_waiters(error)
+                    session.interrupt(error)

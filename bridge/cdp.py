@@ -1,31 +1,34 @@
-"""A CDP session for one tab, reached through the relay and the extension.
+"""A CDP session for one tab, over whatever transport reaches the browser.
 
-Commands go out as ``cdpCommand`` frames; events come back as ``cdpEvent`` frames and
-are routed here by ``bridge.browser.Browser``. Waits are registered before the action
-that causes them (``expect_event``), and the end of the tab (closed, debugger detached,
-extension link lost) rejects every pending command and wait at once with a typed error.
+Commands go out as ``cdpCommand`` requests on the transport the session's host hands it
+(``SessionHost.transport_for``: the host re-attaches on a new link when the old one was
+replaced). Events come back through ``dispatch``; the end of the tab comes through
+``end`` (closed, detached: final) or ``interrupt`` (link lost, page crashed: what was
+waiting fails, the session stays usable). Waits are registered before the action that
+causes them (``expect_event``, ``stream``) and are rejected at once when their subject
+ends, never left to run into their deadline.
+
+This module imports nothing of ``bridge.browser``: the host is a protocol.
 """
 
 from __future__ import annotations
 
-import asyncio
+import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from bridge.errors import BridgeError, CdpError
-from bridge.waiting import scaled, wait_for
+from bridge.errors import BridgeError, CdpError, TabClosed
+from bridge.transport import Params, Transport
+from bridge.waiting import EventStream, Waiter, scaled
 
-if TYPE_CHECKING:
-    from bridge.browser import Browser
+__all__ = ["CdpSession", "JavaScriptError", "SessionHost"]
 
-__all__ = ["CdpSession", "EventWaiter", "JavaScriptError"]
+log = logging.getLogger(__name__)
 
-Params = dict[str, Any]
 Predicate = Callable[[Params], bool]
 Listener = Callable[[Params], None]
 
-_DEFAULT = object()
+_DEFAULT: Any = object()
 
 
 class JavaScriptError(CdpError):
@@ -34,48 +37,55 @@ class JavaScriptError(CdpError):
     code = "javascript_error"
 
 
-@dataclass(eq=False)
-class EventWaiter:
-    """A wait for one event, registered at creation. ``await waiter.wait(timeout)``."""
+class SessionHost(Protocol):
+    """What a session needs from the browser that made it (``bridge.browser.Browser``)."""
 
-    session: CdpSession
-    method: str
-    predicate: Predicate | None
-    session_id: str | None
-    future: asyncio.Future[Params] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future()
-    )
+    async def transport_for(self, tab_id: int) -> Transport:
+        """The transport this tab is attached through now (attaching again if needed)."""
+        ...
 
-    def _offer(self, params: Params) -> None:
-        if self.future.done():
-            return
+    async def close_tab(self, tab_id: int) -> None: ...
+
+    async def detach(self, tab_id: int) -> None: ...
+
+
+class _EventWait:
+    """An event filter feeding a Waiter or an EventStream (one registration, one idiom)."""
+
+    __slots__ = ("method", "predicate", "session_id", "sink")
+
+    def __init__(
+        self,
+        method: str,
+        predicate: Predicate | None,
+        session_id: str | None,
+        sink: Waiter[Params] | EventStream[Params],
+    ) -> None:
+        self.method = method
+        self.predicate = predicate
+        self.session_id = session_id
+        self.sink = sink
+
+    def offer(self, params: Params) -> None:
         try:
-            if self.predicate is None or self.predicate(params):
-                self.future.set_result(params)
+            wanted = self.predicate is None or self.predicate(params)
         except Exception as exc:  # a broken predicate ends the wait with its error
-            self.future.set_exception(exc)
-
-    async def wait(self, timeout: float | None = None) -> Params:
-        timeout = scaled(30.0) if timeout is None else timeout
-        try:
-            return await wait_for(
-                asyncio.shield(self.future), timeout, f"{self.method} on tab {self.session.tab_id}"
-            )
-        finally:
-            self.cancel()
-
-    def cancel(self) -> None:
-        self.session._waiters.discard(self)
-        if not self.future.done():
-            self.future.cancel()
+            self.sink.reject(exc)
+            return
+        if not wanted:
+            return
+        if isinstance(self.sink, Waiter):
+            self.sink.resolve(params)
+        else:
+            self.sink.push(params)
 
 
 class CdpSession:
-    def __init__(self, browser: Browser, tab_id: int) -> None:
-        self.browser = browser
+    def __init__(self, host: SessionHost, tab_id: int) -> None:
+        self.host = host
         self.tab_id = tab_id
         self._listeners: dict[tuple[str, str | None], list[Listener]] = {}
-        self._waiters: set[EventWaiter] = set()
+        self._waits: dict[object, _EventWait] = {}
         self.ended: BridgeError | None = None
         self.default_timeout = scaled(30.0)
 
@@ -90,18 +100,17 @@ class CdpSession:
         method: str,
         params: Params | None = None,
         *,
-        timeout: float | object | None = _DEFAULT,
+        timeout: float | None = _DEFAULT,
         session_id: str | None = None,
     ) -> Params:
         if self.ended is not None:
             raise self.ended
-        link = await self.browser._link_for(self)
+        transport = await self.host.transport_for(self.tab_id)
         body: Params = {"tabId": self.tab_id, "method": method, "params": params or {}}
         if session_id is not None:
             body["sessionId"] = session_id
         limit = self.default_timeout if timeout is _DEFAULT else timeout
-        assert limit is None or isinstance(limit, (int, float))
-        return await link.request("cdpCommand", body, timeout=limit)
+        return await transport.request("cdpCommand", body, timeout=limit)
 
     async def evaluate(
         self,
@@ -139,7 +148,7 @@ class CdpSession:
                 raise CdpError("Page.navigate", f"{url}: {result['errorText']}")
             await loaded.wait(scaled(30.0) if timeout is None else timeout)
         finally:
-            loaded.cancel()
+            loaded.close()
 
     # -- events ---------------------------------------------------------------------
 
@@ -159,37 +168,59 @@ class CdpSession:
 
     def expect_event(
         self, method: str, predicate: Predicate | None = None, *, session_id: str | None = None
-    ) -> EventWaiter:
-        waiter = EventWaiter(self, method, predicate, session_id)
-        if self.ended is not None:
-            waiter.future.set_exception(self.ended)
-        else:
-            self._waiters.add(waiter)
+    ) -> Waiter[Params]:
+        """A wait for the next ``method`` event (matching ``predicate``); register it first."""
+        waiter: Waiter[Params] = Waiter(f"{method} on tab {self.tab_id}", self._forget)
+        self._register(_EventWait(method, predicate, session_id, waiter))
         return waiter
 
-    def _dispatch(self, method: str, params: Params, session_id: str | None) -> None:
+    def stream(
+        self, method: str, predicate: Predicate | None = None, *, session_id: str | None = None
+    ) -> EventStream[Params]:
+        """Every ``method`` event (matching ``predicate``) from now on, until closed."""
+        events: EventStream[Params] = EventStream(f"{method} on tab {self.tab_id}", self._forget)
+        self._register(_EventWait(method, predicate, session_id, events))
+        return events
+
+    def _register(self, wait: _EventWait) -> None:
+        if self.ended is not None:
+            wait.sink.reject(self.ended)
+        self._waits[wait.sink] = wait
+
+    def _forget(self, sink: object) -> None:
+        self._waits.pop(sink, None)
+
+    # -- delivery (called by the host) ----------------------------------------------------
+
+    def dispatch(self, method: str, params: Params, session_id: str | None = None) -> None:
+        """An event for this tab. A listener that raises is logged; the others still run."""
         for callback in list(self._listeners.get((method, session_id), ())):
-            callback(params)
-        for waiter in list(self._waiters):
-            if waiter.method == method and waiter.session_id == session_id:
-                waiter._offer(params)
+            try:
+                callback(params)
+            except Exception:
+                log.exception("listener for %s on tab %s failed", method, self.tab_id)
+        for wait in list(self._waits.values()):
+            if wait.method == method and wait.session_id == session_id:
+                wait.offer(params)
+        if method == "Inspector.targetCrashed" and session_id is None:
+            self.interrupt(TabClosed(self.tab_id, "the page crashed; reload it"))
 
-    def _fail_waiters(self, error: BridgeError) -> None:
-        for waiter in list(self._waiters):
-            if not waiter.future.done():
-                waiter.future.set_exception(error)
-        self._waiters.clear()
+    def interrupt(self, error: BridgeError) -> None:
+        """Everything waiting fails now; the session itself stays usable (link lost, crash)."""
+        waits, self._waits = list(self._waits.values()), {}
+        for wait in waits:
+            wait.sink.reject(error)
 
-    def _end(self, error: BridgeError) -> None:
-        """The tab is gone or no longer ours: everything pending fails now."""
+    def end(self, error: BridgeError) -> None:
+        """The tab is gone or no longer ours: everything pending fails now, and from now on."""
         if self.ended is None:
             self.ended = error
-        self._fail_waiters(error)
+        self.interrupt(error)
 
     # -- lifecycle ------------------------------------------------------------------
 
     async def close(self) -> None:
-        await self.browser.close_tab(self.tab_id)
+        await self.host.close_tab(self.tab_id)
 
     async def detach(self) -> None:
-        await self.browser.detach(self.tab_id)
+        await self.host.detach(self.tab_id)

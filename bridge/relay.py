@@ -35,6 +35,7 @@ from bridge import __version__, protocol
 from bridge.errors import ExtensionNotConnected
 from bridge.link import ExtensionLink
 from bridge.protocol import Event, ProtocolError
+from bridge.transport import TransportListener
 from bridge.waiting import scaled
 
 __all__ = [
@@ -89,8 +90,7 @@ class Relay:
         self._links: list[ExtensionLink] = []  # accepted, most recent last
         self._link_changed = asyncio.Condition()
         self._trusted_instances: set[str] = set()
-        self.event_listeners: list[Callable[[ExtensionLink, Event], None]] = []
-        self.link_lost_listeners: list[Callable[[ExtensionLink], None]] = []
+        self._listeners: list[TransportListener] = []
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle -----------------------------------------------------------------
@@ -169,6 +169,24 @@ class Relay:
     @property
     def links(self) -> list[ExtensionLink]:
         return list(self._links)
+
+    # -- Connector (bridge.transport): what Browser needs ---------------------------------
+
+    @property
+    def current(self) -> ExtensionLink | None:
+        return self.link
+
+    async def connect(self, timeout: float | None = None) -> ExtensionLink:
+        return await self.wait_for_link(timeout)
+
+    def subscribe(self, listener: TransportListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
 
     async def wait_for_link(self, timeout: float | None = None) -> ExtensionLink:
         """The serving link, waiting for one to connect for at most ``timeout`` seconds."""
@@ -288,8 +306,11 @@ class Relay:
                 async with self._link_changed:
                     self._links.remove(link)
                     self._link_changed.notify_all()
-                for listener in list(self.link_lost_listeners):
-                    listener(link)
+                for listener in list(self._listeners):
+                    try:
+                        listener.transport_lost(link)
+                    except Exception:
+                        log.exception("transport listener failed on a lost link")
             runner.cancel()
 
     async def _accepts(self, link: ExtensionLink) -> bool:
@@ -313,8 +334,11 @@ class Relay:
     def _dispatch_event(self, link: ExtensionLink, event: Event) -> None:
         if link is not self.link:
             return  # a link of another browser, or one being replaced
-        for listener in list(self.event_listeners):
-            listener(link, event)
+        for listener in list(self._listeners):
+            try:
+                listener.transport_event(link, event)
+            except Exception:  # one listener's bug must not starve the others
+                log.exception("transport listener failed on %s", event.method)
 
 
 def _response(status: http.HTTPStatus, body: bytes, content_type: str) -> Response:

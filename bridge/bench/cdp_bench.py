@@ -48,7 +48,7 @@ async def measure_cdp(
     url = await tab.evaluate("location.href")
     target = next(t for t in await direct.targets("page") if t["url"] == url)
     sid = await direct.attach(target["targetId"])
-    link = await browser.link()
+    link = await browser.transport()
 
     async def via_bridge() -> object:
         return await tab.send("Runtime.evaluate", {"expression": "1"})
