@@ -7,6 +7,7 @@ second code path exists for tests.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,14 +15,14 @@ from pathlib import Path
 from bridge.browser import Browser
 from bridge.cdp import CdpSession
 from bridge.errors import BridgeError, ProviderStuck
-from bridge.providers.completion import CompletionTimings
-from bridge.providers.driver import AskOptions, ProgressCallback, connect_tab, run_ask
+from bridge.providers.flow import AskFlow, connect_tab, run_ask
+from bridge.providers.specs import PROVIDER_SPECS, AskOptions, ProgressCallback
 from bridge.results import PROVIDERS, AskResult, BothResult, Provider
 from bridge.state import StateStore, project_key
 
-__all__ = ["STUCK_RETRIES", "Bridge"]
+__all__ = ["Bridge"]
 
-STUCK_RETRIES = 2  # seed 000 §9.2: a stuck Gemini is retried at most twice
+log = logging.getLogger(__name__)
 
 
 class Bridge:
@@ -31,14 +32,16 @@ class Bridge:
         *,
         state_dir: Path | None = None,
         session_key: str | None = None,
-        completion_timings: CompletionTimings | None = None,
+        flow: AskFlow | None = None,
     ) -> None:
         self.browser = browser
         self.store = StateStore(state_dir)
         self.session_key = session_key or project_key()
-        self.completion_timings = completion_timings or CompletionTimings()
+        self.flow = flow or AskFlow()
         # One ask at a time per (key, provider): they share one tab.
         self._locks: dict[tuple[str, Provider], asyncio.Lock] = {}
+        # The tab a running ask uses, so diagnosis tools can look at it without waiting.
+        self._asking: dict[tuple[str, Provider], CdpSession] = {}
 
     def _lock(self, key: str, provider: Provider) -> asyncio.Lock:
         return self._locks.setdefault((key, provider), asyncio.Lock())
@@ -53,7 +56,6 @@ class Bridge:
         session_key: str | None = None,
         skip_thinking: bool = False,
         on_progress: ProgressCallback | None = None,
-        first_input_phase: int = 1,
     ) -> AskResult:
         """Ask one provider through its web UI; a typed BridgeError says what went wrong."""
         if provider not in PROVIDERS:
@@ -65,37 +67,53 @@ class Bridge:
             new_chat=new_chat,
             timeout=480.0 if timeout is None else timeout,
             skip_thinking=skip_thinking,
-            first_input_phase=first_input_phase,
-            completion_timings=self.completion_timings,
             on_progress=on_progress,
         )
+        slot = (key, provider)
         async with self._lock(key, provider):
-            attempts = 1 + (STUCK_RETRIES if provider == "gemini" else 0)
-            for attempt in range(1, attempts + 1):
-                try:
-                    result = await run_ask(
-                        self.browser, self.store, provider, question, key, options
-                    )
-                except ProviderStuck as exc:
-                    if attempt == attempts:
-                        self._record(provider, question, key, None, exc)
-                        raise ProviderStuck(provider, exc.reason, attempt) from exc
-                    # A hung page is not reused: start the next attempt in a fresh chat.
-                    options.new_chat = True
-                    continue
-                except BridgeError as exc:
-                    self._record(provider, question, key, None, exc)
-                    raise
-                result.used.retries = attempt - 1
-                self._record(provider, question, key, result, None)
-                return result
+            attempts = 1 + PROVIDER_SPECS[provider].stuck_retries
+            try:
+                for attempt in range(1, attempts + 1):
+                    try:
+                        result = await run_ask(
+                            self.browser,
+                            self.store,
+                            provider,
+                            question,
+                            key,
+                            options,
+                            self.flow,
+                            on_tab=lambda tab: self._asking.__setitem__(slot, tab),
+                        )
+                    except ProviderStuck as exc:
+                        if attempt == attempts:
+                            await self._record(provider, question, key, None, exc)
+                            raise ProviderStuck(provider, exc.reason, attempt) from exc
+                        # A hung page is not reused: start the next attempt in a fresh chat.
+                        options.new_chat = True
+                        continue
+                    except BridgeError as exc:
+                        await self._record(provider, question, key, None, exc)
+                        raise
+                    result.used.retries = attempt - 1
+                    await self._record(provider, question, key, result, None)
+                    return result
+            finally:
+                self._asking.pop(slot, None)
         raise AssertionError("unreachable")
 
     async def provider_tab(
         self, provider: Provider, *, session_key: str | None = None, new_chat: bool = False
     ) -> CdpSession:
-        """The tab an ask would use (recorded, open or new), connected and ready to read."""
+        """The tab an ask would use (recorded, open or new), connected and ready to read.
+
+        While an ask runs, this is the tab that ask uses, at once: diagnosis (snapshots,
+        DOM reads) must answer during a long answer, not after it.
+        """
         key = session_key or self.session_key
+        asking = self._asking.get((key, provider))
+        if asking is not None and asking.ended is None and not new_chat:
+            return asking
         async with self._lock(key, provider):
             return await connect_tab(self.browser, self.store, provider, key, new_chat=new_chat)
 
@@ -127,7 +145,7 @@ class Bridge:
         )
         return BothResult.from_outcomes(providers, outcomes, (time.monotonic() - started) * 1000)
 
-    def _record(
+    async def _record(
         self,
         provider: Provider,
         question: str,
@@ -146,4 +164,8 @@ class Bridge:
             )
         elif error is not None:
             record.update(outcome=error.code, error=str(error))
-        self.store.append_history(record)
+        try:
+            await self.store.append_history_async(record)
+        except OSError as exc:
+            # The answer still reaches the caller; the history line is what is lost.
+            log.warning("could not append to %s: %s", self.store.history_path, exc)

@@ -162,6 +162,21 @@ class ProviderStuck(ProviderError):
         self.reason = reason
 
 
+class NoResponse(ProviderError):
+    """The question was sent but no answer turn ever appeared (not a timeout of ours)."""
+
+    code = "no_response"
+
+    def __init__(self, provider: str, reason: str) -> None:
+        super().__init__(
+            provider,
+            f"{provider} showed no answer after the question was sent ({reason}). Look at the "
+            f"{provider} tab (take_cdp_snapshot shows it): the site may be waiting for you, "
+            "e.g. a dialog or a model choice; then ask again.",
+        )
+        self.reason = reason
+
+
 class InputNotAccepted(ProviderError):
     code = "input_not_accepted"
 

@@ -8,10 +8,15 @@ Nothing is lost when two processes write at once: every read-modify-write of
 ``sessions.json`` holds an exclusive ``flock`` on a lock file and replaces the file
 atomically (write a temporary file, fsync, rename); a history line is written with one
 ``write`` on an ``O_APPEND`` descriptor under the same lock.
+
+``flock`` waits for another process and ``fsync`` waits for the disk, so async code calls
+the ``*_async`` variants, which do the same work on a worker thread: a slow disk or a busy
+neighbour never stalls the event loop that carries every CDP round trip.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import json
@@ -33,7 +38,7 @@ def default_state_dir() -> Path:
 
 
 def project_key() -> str:
-    """The per-project session key: the working directory's name (seed 000 §8.3)."""
+    """The per-project session key: the working directory's name (docs/flows.md#state-files)."""
     return Path.cwd().name or "default"
 
 
@@ -111,7 +116,18 @@ class StateStore:
                     self.sessions_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n"
                 )
 
+    async def get_session_async(self, key: str, provider: str) -> SessionEntry | None:
+        return await asyncio.to_thread(self.get_session, key, provider)
+
+    async def put_session_async(
+        self, key: str, provider: str, url: str, tab_id: int | None
+    ) -> None:
+        await asyncio.to_thread(self.put_session, key, provider, url, tab_id)
+
     # -- history --------------------------------------------------------------------
+
+    async def append_history_async(self, record: dict[str, Any]) -> None:
+        await asyncio.to_thread(self.append_history, record)
 
     def append_history(self, record: dict[str, Any]) -> None:
         line = json.dumps({"ts": _now_iso(), **record}, ensure_ascii=False, separators=(",", ":"))
@@ -143,6 +159,11 @@ class StateStore:
             payload = {**payload, "screenshot": png.name}
         _atomic_write(path, json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
         return path
+
+    async def write_debug_async(
+        self, provider: str, payload: dict[str, Any], screenshot: bytes | None
+    ) -> Path:
+        return await asyncio.to_thread(self.write_debug, provider, payload, screenshot)
 
 
 def _atomic_write(path: Path, text: str) -> None:

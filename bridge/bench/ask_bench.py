@@ -11,10 +11,14 @@ from bridge.bench.stats import Figure, median, p95
 from bridge.core import Bridge
 from bridge.fakes import Behaviour, FakeSites
 from bridge.providers.completion import Phase, Verdict
-from bridge.providers.driver import PROVIDER_SPECS, AskOptions, _Ask
+from bridge.providers.completion_loop import CompletionSettings, Observations, feed
+from bridge.providers.composer import INPUT_METHODS, InputMethod
+from bridge.providers.context import AskContext
+from bridge.providers.flow import AskFlow
+from bridge.providers.specs import CompletionDetector
 from bridge.results import PROVIDERS, AskResult, Provider
 
-__all__ = ["measure_asks"]
+__all__ = ["measure_asks", "seed_polling_flow"]
 
 # Streams for ~0.3 s: long enough to be an answer, short enough for many runs.
 ANSWER = Behaviour(chunk_chars=24, chunk_interval_ms=15)
@@ -23,27 +27,41 @@ PACED = Behaviour(chunk_chars=24, chunk_interval_ms=150)
 QUESTION = "How do I read files asynchronously in Python? ({n})"
 
 
-class SeedPollingAsk(_Ask):
-    """The seed's design (000 §3.1, §9.1): fixed 500 ms and 200 ms waits, 1 s polling."""
+def _with_fixed_waits(method: InputMethod) -> InputMethod:
+    """The spec's fixed waits around input: 500 ms "SPA rendering stabilization" before,
+    200 ms "post-input wait" after (docs/sites.md#timeouts). The baseline only."""
 
-    async def ready(self) -> int:
-        initial = await super().ready()
-        await asyncio.sleep(0.5)  # seed §9.1 "SPA rendering stabilization", fixed
-        return initial
+    async def apply(ctx: AskContext) -> None:
+        await asyncio.sleep(0.5)
+        await method.apply(ctx)
+        await asyncio.sleep(0.2)
 
-    async def type_question(self) -> None:
-        await super().type_question()
-        await asyncio.sleep(0.2)  # seed §9.1 "post-input wait", fixed
+    return InputMethod(method.name, method.phase, apply)
 
-    async def _wait_for_completion(self, detector, queue) -> Verdict:  # type: ignore[no-untyped-def]
-        while True:
-            await asyncio.sleep(1.0)  # seed §3.3 / §4.3: poll once a second
-            raw = await self.page(f"observe('{self.provider}')")
-            verdict = self._feed(detector, raw)
-            if verdict.phase is Phase.DONE:
-                return verdict
-            if verdict.phase in (Phase.FAILED, Phase.STUCK):
-                raise RuntimeError(f"baseline ask ended {verdict.phase}: {verdict.reason}")
+
+async def _poll_every_second(
+    ctx: AskContext,
+    detector: CompletionDetector,
+    reports: Observations,
+    settings: CompletionSettings,
+) -> Verdict:
+    """The spec's completion wait: read the page once a second (the reports are ignored)."""
+    while True:
+        await asyncio.sleep(1.0)
+        verdict = feed(ctx, detector, await ctx.page.call("observe", ctx.provider))
+        if verdict.phase is Phase.DONE:
+            return verdict
+        if verdict.phase in (Phase.FAILED, Phase.STUCK):
+            raise RuntimeError(f"baseline ask ended {verdict.phase}: {verdict.reason}")
+
+
+def seed_polling_flow() -> AskFlow:
+    """The design bridge was specified from, as the reference its figures are measured
+    against: fixed waits and 1 s polling. Kept here only, never in the product."""
+    return AskFlow(
+        input_methods=[_with_fixed_waits(INPUT_METHODS["script"])],
+        completion=_poll_every_second,
+    )
 
 
 @dataclass
@@ -56,23 +74,21 @@ class _Sample:
 async def _one(
     bridge: Bridge, fakes: FakeSites, provider: Provider, n: int, *, new_chat: bool, polling: bool
 ) -> _Sample:
+    # The baseline shares the browser, the state and the session key: the same tabs.
+    baseline = Bridge(
+        bridge.browser,
+        state_dir=bridge.store.root,
+        session_key=bridge.session_key,
+        flow=seed_polling_flow(),
+    )
     site = fakes.chatgpt if provider == "chatgpt" else fakes.gemini
     site.queue(ANSWER)
     question = QUESTION.format(n=n)
     started = time.time()
-    if polling:
-        ask = SeedPollingAsk(
-            bridge.browser,
-            bridge.store,
-            PROVIDER_SPECS[provider],
-            question,
-            bridge.session_key,
-            AskOptions(new_chat=new_chat),
-        )
-        await ask.run()
-    else:
-        result: AskResult = await bridge.ask(provider, question, new_chat=new_chat)
-        assert result.answer
+    result: AskResult = await (baseline if polling else bridge).ask(
+        provider, question, new_chat=new_chat
+    )
+    assert result.answer
     returned = time.time()
     record = await site.wait_for_record_async(
         lambda r: r.text == question and r.completed_at is not None, 30

@@ -8,8 +8,8 @@
 
   // ---- DOM helpers --------------------------------------------------------------------------
 
-  /** Every open shadow root below root (Gemini builds its UI from custom elements). */
-  function shadowRoots(root = document) {
+  /** Every open shadow root below root, found by walking the whole tree. */
+  function walkShadowRoots(root) {
     const out = [];
     const visit = (node) => {
       for (const el of node.querySelectorAll('*')) {
@@ -21,6 +21,41 @@
     };
     visit(root);
     return out;
+  }
+
+  // While any watcher runs, the document's shadow roots are kept in a cache updated from
+  // mutation records (added subtrees scanned, roots of removed hosts dropped), so a report
+  // costs no walk of the whole page: on a long conversation that walk dominated each report.
+  // Without a watcher, or when asked to refresh (the safety-net read), the tree is walked.
+  let rootsCache = null;
+  let watchers = 0;
+
+  function shadowRoots(root = document) {
+    if (root === document && rootsCache) return rootsCache;
+    return walkShadowRoots(root);
+  }
+
+  function refreshRoots() {
+    if (rootsCache) rootsCache = walkShadowRoots(document);
+  }
+
+  /** Update the cache from mutation records; returns the newly found roots. */
+  function trackRoots(records) {
+    if (!rootsCache) return [];
+    const found = [];
+    let removed = false;
+    for (const record of records) {
+      if (record.type !== 'childList') continue;
+      if (record.removedNodes.length) removed = true;
+      for (const node of record.addedNodes) {
+        if (node.nodeType !== Node.ELEMENT_NODE) continue;
+        if (node.shadowRoot) found.push(node.shadowRoot, ...walkShadowRoots(node.shadowRoot));
+        found.push(...walkShadowRoots(node));
+      }
+    }
+    if (removed) rootsCache = rootsCache.filter((r) => r.host.isConnected);
+    for (const r of found) if (!rootsCache.includes(r)) rootsCache.push(r);
+    return found;
   }
 
   /** querySelectorAll across the document and every shadow root (seed 000 §5.3 collectDeep). */
@@ -142,6 +177,14 @@
   const ERROR_TEXT = /something went wrong|問題が発生/i;
 
   const chatgpt = {
+    /** Conversation URLs: /c/<id> (docs/sites.md#url-patterns). */
+    conversationPath: /^\/c\/[^/]+/,
+    answerCount: (o) => o.assistant_count,
+    /** ProseMirror takes text through the editing commands, as typing would. */
+    scriptInput(el, text) {
+      api.focusInput('chatgpt');
+      document.execCommand('insertText', false, text);
+    },
     input: () =>
       document.querySelector('textarea#prompt-textarea') ||
       document.querySelector('textarea[data-testid="prompt-textarea"]') ||
@@ -237,6 +280,15 @@
   // ---- Gemini (seed 000 §4, §5.3, §5.4) ---------------------------------------------------------
 
   const gemini = {
+    /** Conversation URLs: /app/<id> (docs/sites.md#url-patterns). */
+    conversationPath: /^\/app\/[^/]+/,
+    answerCount: (o) => o.model_response_count,
+    /** Gemini's Quill-like editor accepts its text set directly plus input events. */
+    scriptInput(el, text) {
+      el.innerText = text;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    },
     input: () =>
       last(collectDeep('rich-textarea [role="textbox"]')) ||
       last(collectDeep('[role="textbox"][contenteditable="true"]')) ||
@@ -322,25 +374,36 @@
 
   // ---- watching -----------------------------------------------------------------------------
 
-  /** Observe the document and every shadow root (new ones included). */
+  /**
+   * Observe the document and every shadow root (new ones included). ``onChange`` runs at
+   * most once per task burst: mutation callbacks arriving before it ran are merged. A
+   * MessageChannel task, not a timer: hidden tabs throttle timers to once a second.
+   */
   function watchMutations(onChange) {
-    const observed = new WeakSet();
     const options = { subtree: true, childList: true, characterData: true, attributes: true };
-    let mo;
-    const attach = () => {
-      for (const root of [document, ...shadowRoots()]) {
-        if (!observed.has(root)) {
-          observed.add(root);
-          mo.observe(root, options);
-        }
-      }
+    if (watchers++ === 0 || !rootsCache) rootsCache = walkShadowRoots(document);
+    const channel = new MessageChannel();
+    let scheduled = false;
+    let stopped = false;
+    channel.port1.onmessage = () => {
+      scheduled = false;
+      if (!stopped) onChange();
     };
-    mo = new MutationObserver(() => {
-      attach();
-      onChange();
+    const mo = new MutationObserver((records) => {
+      for (const r of trackRoots(records)) mo.observe(r, options);
+      if (!scheduled) {
+        scheduled = true;
+        channel.port2.postMessage(null);
+      }
     });
-    attach();
-    return () => mo.disconnect();
+    for (const root of [document, ...rootsCache]) mo.observe(root, options);
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      mo.disconnect();
+      channel.port1.close();
+      if (--watchers === 0) rootsCache = null;
+    };
   }
 
   let stopWatching = null;
@@ -350,12 +413,15 @@
     version: VERSION,
     collectDeep,
     toMarkdown,
-    observe: (p) => providers[p].observe(),
+    observe(p) {
+      refreshRoots(); // the safety-net read: catch roots attached without a mutation
+      return providers[p].observe();
+    },
     extract: (p) => providers[p].extract(),
     notices: (p) => ({ rateLimit: providers[p].rateLimit(), error: providers[p].errorTurn() }),
     counts(p) {
       const o = providers[p].observe();
-      return { user: o.user_count, assistant: p === 'chatgpt' ? o.assistant_count : o.model_response_count };
+      return { user: o.user_count, assistant: providers[p].answerCount(o) };
     },
 
     /** Report observe() through the CDP binding whenever it changes (one report per change). */
@@ -402,7 +468,7 @@
     needsSettle(p) {
       if (settled) return false; // once per document: later turns were made live, not loaded
       settled = true;
-      const conversation = p === 'chatgpt' ? /^\/c\/[^/]+/ : /^\/app\/[^/]+/;
+      const conversation = providers[p].conversationPath;
       const nav = performance.getEntriesByType('navigation')[0];
       const loadedAt = nav ? new URL(nav.name).pathname : location.pathname;
       return conversation.test(loadedAt) && performance.now() < 15000;
@@ -469,13 +535,8 @@
         const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
         setter.call(el, text);
         el.dispatchEvent(new Event('input', { bubbles: true }));
-      } else if (p === 'chatgpt') {
-        api.focusInput(p);
-        document.execCommand('insertText', false, text);
       } else {
-        el.innerText = text;
-        el.dispatchEvent(new Event('input', { bubbles: true }));
-        el.dispatchEvent(new Event('change', { bubbles: true }));
+        providers[p].scriptInput(el, text);
       }
       return true;
     },

@@ -21,7 +21,7 @@ import pytest
 
 from bridge.core import Bridge
 from bridge.errors import BridgeError
-from bridge.providers.driver import PROVIDER_SPECS
+from bridge.providers.specs import PROVIDER_SPECS
 from bridge.results import Provider
 from bridge.scenarios.checks import Check
 from bridge.scenarios.model import Scenario

@@ -9,6 +9,7 @@ and propagates.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import socket
 import tempfile
 import time
@@ -91,7 +92,8 @@ async def _run_connected(
             if site.default is not None:
                 _site(fakes, provider).set_behaviour(site.default)
         if fake.completion_timings is not None:
-            bridge.completion_timings = fake.completion_timings
+            settings = dataclasses.replace(bridge.flow.settings, timings=fake.completion_timings)
+            bridge.flow = dataclasses.replace(bridge.flow, settings=settings)
     if scenario.setup.require_existing_tab:
         primer = render_question(scenario.setup.primer or DEFAULT_PRIMER, variables)
         await _prime(bridge, scenario, outcome, primer)

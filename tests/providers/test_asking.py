@@ -30,11 +30,18 @@ from bridge.errors import (
 from bridge.fakes import Behaviour, FakeSites
 from bridge.launcher import LaunchedBrowser
 from bridge.providers.completion import CompletionTimings
-from bridge.providers.driver import AskOptions, run_ask
+from bridge.providers.completion_loop import CompletionSettings
+from bridge.providers.composer import INPUT_METHODS, SEND_METHODS
+from bridge.providers.flow import AskFlow
 
 pytestmark = pytest.mark.e2e
 
 QUESTION = "How do I read files asynchronously in Python?"
+
+
+def starting_input_at(phase: int, *names: str) -> AskFlow:
+    """The product's input methods from ``phase`` on: proves that fallback works alone."""
+    return AskFlow(input_methods=[INPUT_METHODS[n] for n in names][phase - 1 :])
 
 
 def _first_line(markdown: str) -> str:
@@ -93,14 +100,16 @@ async def test_chatgpt_input_phases_on_both_composers(
     bridge: Bridge, fakes: FakeSites, input_kind: str, phase: int
 ) -> None:
     fakes.chatgpt.set_behaviour(Behaviour(input_kind=input_kind))  # type: ignore[arg-type]
-    result = await bridge.ask("chatgpt", QUESTION, new_chat=True, first_input_phase=phase)
+    bridge.flow = starting_input_at(phase, "script", "insert_text", "key_events")
+    result = await bridge.ask("chatgpt", QUESTION, new_chat=True)
     assert fakes.chatgpt.records[-1].text == QUESTION  # the composer sent exactly the question
     assert result.used.input_phase == phase
     assert (f"input:phase{phase}" in result.used.fallbacks) == (phase > 1)
 
 
 async def test_gemini_input_by_insert_text(bridge: Bridge, fakes: FakeSites) -> None:
-    result = await bridge.ask("gemini", QUESTION, new_chat=True, first_input_phase=2)
+    bridge.flow = starting_input_at(2, "script", "insert_text")
+    result = await bridge.ask("gemini", QUESTION, new_chat=True)
     assert fakes.gemini.records[-1].text == QUESTION
     assert result.used.input_phase == 2
 
@@ -173,7 +182,11 @@ async def test_gemini_turns_live_in_shadow_dom(bridge: Bridge, fakes: FakeSites)
 async def test_gemini_stuck_is_retried_then_succeeds(
     extension_link: Browser, fakes: FakeSites, tmp_path: Path
 ) -> None:
-    bridge = Bridge(extension_link, state_dir=tmp_path, completion_timings=_quick_stuck())
+    bridge = Bridge(
+        extension_link,
+        state_dir=tmp_path,
+        flow=AskFlow(settings=CompletionSettings(timings=_quick_stuck())),
+    )
     fakes.gemini.queue(Behaviour(state="stuck"))
     result = await bridge.ask("gemini", QUESTION, new_chat=True)
     assert result.used.retries == 1
@@ -183,7 +196,11 @@ async def test_gemini_stuck_is_retried_then_succeeds(
 async def test_gemini_stuck_every_time_is_an_error_after_the_last_retry(
     extension_link: Browser, fakes: FakeSites, tmp_path: Path
 ) -> None:
-    bridge = Bridge(extension_link, state_dir=tmp_path, completion_timings=_quick_stuck())
+    bridge = Bridge(
+        extension_link,
+        state_dir=tmp_path,
+        flow=AskFlow(settings=CompletionSettings(timings=_quick_stuck())),
+    )
     fakes.gemini.queue(*[Behaviour(state="stuck")] * 3)
     with pytest.raises(ProviderStuck, match="3 attempt"):
         await bridge.ask("gemini", QUESTION, new_chat=True)
@@ -372,10 +389,8 @@ async def test_progress_is_reported_while_waiting(
 async def test_send_fallbacks_send_the_question(
     bridge: Bridge, fakes: FakeSites, provider: str, first: int, method: str
 ) -> None:
-    options = AskOptions(new_chat=True, first_send_method=first)
-    result = await run_ask(
-        bridge.browser, bridge.store, provider, QUESTION, "send-fallback", options
-    )  # type: ignore[arg-type]
+    bridge.flow = AskFlow(send_methods=SEND_METHODS[first:])
+    result = await bridge.ask(provider, QUESTION, new_chat=True)  # type: ignore[arg-type]
     assert result.used.send_method == method
     assert f"send:{method}" in result.used.fallbacks
     assert getattr(fakes, provider).records[-1].text == QUESTION

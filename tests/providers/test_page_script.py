@@ -11,7 +11,7 @@ import json
 import pytest
 
 from bridge.cdp import CdpSession
-from bridge.providers.driver import PAGE_JS
+from bridge.providers.page_script import PAGE_JS
 
 pytestmark = pytest.mark.e2e
 

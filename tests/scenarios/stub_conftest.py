@@ -27,6 +27,7 @@ from bridge.browser import TabInfo
 from bridge.errors import BridgeError, LoginRequired, ProviderErrorTurn, ProviderStuck, RateLimited
 from bridge.fakes.behaviour import Behaviour
 from bridge.fakes.controller import SiteController
+from bridge.providers.flow import AskFlow
 from bridge.results import AskResult, BothResult, Progress, Timings, Used
 from bridge.state import StateStore
 
@@ -73,7 +74,7 @@ class StubBridge:
         self.sites = sites
         self.store = StateStore(state_dir)
         self.session_key = session_key
-        self.completion_timings: Any = None
+        self.flow: Any = AskFlow()
         self.browser = StubBrowser()
         self.asked: list[tuple[str, str]] = []
         self._conversations: dict[str, str] = {}
@@ -88,7 +89,6 @@ class StubBridge:
         session_key: str | None = None,
         skip_thinking: bool = False,
         on_progress: Callable[[Progress], Any] | None = None,
-        first_input_phase: int = 1,
     ) -> AskResult:
         if "INTERRUPT" in question:
             raise KeyboardInterrupt

@@ -1,0 +1,57 @@
+"""The state one ask carries through its steps (tab, composer, completion, extraction, dumps)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from bridge.browser import Browser
+from bridge.cdp import CdpSession
+from bridge.providers.page_script import PageScript
+from bridge.providers.specs import AskOptions, ProviderSpec
+from bridge.results import Progress, Provider, Timings, Used
+from bridge.state import StateStore
+
+__all__ = ["AskContext"]
+
+
+@dataclass
+class AskContext:
+    browser: Browser
+    store: StateStore
+    spec: ProviderSpec
+    question: str
+    key: str
+    options: AskOptions
+    used: Used = field(default_factory=Used)
+    timings: Timings = field(default_factory=Timings)
+    started: float = field(default_factory=time.monotonic)
+    session: CdpSession | None = None
+    script: PageScript | None = None
+    observations: list[dict[str, Any]] = field(default_factory=list)  # the last 200, for dumps
+    verdicts: list[str] = field(default_factory=list)
+    initial_users: int = 0
+
+    @property
+    def provider(self) -> Provider:
+        return self.spec.name
+
+    @property
+    def tab(self) -> CdpSession:
+        assert self.session is not None, "the tab step has not run"
+        return self.session
+
+    @property
+    def page(self) -> PageScript:
+        if self.script is None or self.script.tab is not self.session:
+            self.script = PageScript(self.tab)
+        return self.script
+
+    async def progress(self, phase: str, chars: int = 0) -> None:
+        callback = self.options.on_progress
+        if callback is None:
+            return
+        result = callback(Progress(self.provider, phase, time.monotonic() - self.started, chars))
+        if result is not None:
+            await result

@@ -1,0 +1,144 @@
+"""One ask, step by step (docs/flows.md): tab, ready, input, send, completion, extraction.
+
+Each step is its own module; this one strings them together and records what was used.
+``AskFlow`` is the configurable part of the flow (input and send methods, how completion
+is awaited, its timings): ``Bridge`` takes one, the default being the product's flow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from bridge.browser import Browser
+from bridge.cdp import CdpSession
+from bridge.providers import composer, tab
+from bridge.providers.completion import Phase, is_suspicious_answer
+from bridge.providers.completion_loop import (
+    CompletionSettings,
+    CompletionStrategy,
+    stop_answer,
+    wait_for_completion,
+    watch_page,
+)
+from bridge.providers.composer import INPUT_METHODS, SEND_METHODS, InputMethod, SendMethod
+from bridge.providers.context import AskContext
+from bridge.providers.dumps import dump
+from bridge.providers.extraction import extract
+from bridge.providers.specs import PROVIDER_SPECS, AskOptions, ProviderSpec
+from bridge.results import AskResult, Provider
+from bridge.state import StateStore
+
+__all__ = ["AskFlow", "connect_tab", "run_ask"]
+
+
+@dataclass(frozen=True)
+class AskFlow:
+    """How asks are carried out. The defaults are the product's; a field set here applies
+    to every provider (e.g. ``send_methods=SEND_METHODS[1:]`` starts at the mouse click)."""
+
+    input_methods: Sequence[InputMethod] | None = None  # None: each spec's own list
+    send_methods: Sequence[SendMethod] = SEND_METHODS
+    completion: CompletionStrategy = wait_for_completion
+    settings: CompletionSettings = field(default_factory=CompletionSettings)
+
+    def inputs_for(self, spec: ProviderSpec) -> Sequence[InputMethod]:
+        if self.input_methods is not None:
+            return self.input_methods
+        return [INPUT_METHODS[name] for name in spec.input_methods]
+
+
+async def run_ask(
+    browser: Browser,
+    store: StateStore,
+    provider: Provider,
+    question: str,
+    key: str,
+    options: AskOptions,
+    flow: AskFlow | None = None,
+    *,
+    on_tab: Callable[[CdpSession], None] | None = None,
+) -> AskResult:
+    """One attempt at an ask (retries are the facade's); a typed BridgeError on failure.
+
+    ``on_tab`` hears of the tab as soon as it is found (the facade lets diagnosis tools
+    look at it while the answer is still coming)."""
+    flow = flow or AskFlow()
+    spec = PROVIDER_SPECS[provider]
+    ctx = AskContext(browser, store, spec, question, key, options)
+    t = ctx.timings
+    mark = time.monotonic()
+
+    def lap() -> float:
+        nonlocal mark
+        now = time.monotonic()
+        ms, mark = (now - mark) * 1000, now
+        return ms
+
+    await ctx.progress("connect")
+    await tab.connect(ctx)
+    if on_tab is not None:
+        on_tab(ctx.tab)
+    t.connect_ms = lap()
+    await tab.keep_rendering(ctx)
+    initial = await composer.ready(ctx)
+    t.wait_input_ms = lap()
+    await ctx.progress("input")
+    await composer.type_question(ctx, flow.inputs_for(spec))
+    t.input_ms = lap()
+    await ctx.progress("send")
+    await composer.wait_send_enabled(ctx)
+    async with watch_page(ctx) as reports:
+        detector = spec.new_detector(initial, time.monotonic(), flow.settings.timings)
+        send_started = time.monotonic()
+        await composer.click_send(ctx, flow.send_methods)
+        t.send_ms = (time.monotonic() - send_started) * 1000
+        try:
+            verdict = await flow.completion(ctx, detector, reports, flow.settings)
+        except asyncio.CancelledError:
+            # The caller gave up (an MCP client cancelled): stop the answer so the next
+            # ask finds the composer ready instead of a tab still generating.
+            await stop_answer(ctx)
+            raise
+    assert verdict.phase is Phase.DONE
+    answer, method = await extract(ctx)
+    t.wait_response_ms = lap()
+    t.total_ms = (time.monotonic() - ctx.started) * 1000
+    used = ctx.used
+    used.completion = verdict.reason
+    used.extraction = method
+    if verdict.used_fallback:
+        used.fallbacks.append(f"completion:{verdict.reason}")
+    if method not in spec.primary_extractions:
+        used.fallbacks.append(f"extraction:{method}")
+    url = str(await ctx.tab.evaluate("location.href"))
+    result = AskResult(
+        provider=provider,
+        question=question,
+        answer=answer,
+        url=url,
+        timings=t,
+        used=used,
+        session_key=key,
+    )
+    if is_suspicious_answer(answer, question):
+        result.suspicious = True
+        await dump(ctx, "suspicious answer")
+    await store.put_session_async(key, provider, url, ctx.tab.tab_id)
+    await ctx.progress("done", len(answer))
+    return result
+
+
+async def connect_tab(
+    browser: Browser, store: StateStore, provider: Provider, key: str, *, new_chat: bool = False
+) -> CdpSession:
+    """Only the tab step of an ask: the provider's tab, as an ask would find it."""
+    ctx = AskContext(
+        browser, store, PROVIDER_SPECS[provider], "", key, AskOptions(new_chat=new_chat)
+    )
+    await tab.connect(ctx)
+    url = str(await ctx.tab.evaluate("location.href"))
+    await store.put_session_async(key, provider, url, ctx.tab.tab_id)
+    return ctx.tab

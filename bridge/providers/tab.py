@@ -1,0 +1,91 @@
+"""Finding the provider's tab for an ask (docs/flows.md#tab-reuse): the recorded one, else an
+open tab of the site, else a new one; and keeping a background tab rendering."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from bridge.cdp import CdpSession
+from bridge.errors import BridgeError, ProviderError
+from bridge.providers.context import AskContext
+from bridge.waiting import scaled
+
+__all__ = ["connect", "keep_rendering"]
+
+log = logging.getLogger(__name__)
+
+REUSE_S = 7.0  # docs/sites.md#timeouts: reuse 3 s + health check 4 s
+NEW_TAB_ATTEMPTS = 3  # docs/sites.md#timeouts: new tab creation, at most 2 retries
+
+
+async def connect(ctx: AskContext) -> None:
+    """Sets ``ctx.session`` to the tab to ask in, at the conversation the ask continues."""
+    entry = await ctx.store.get_session_async(ctx.key, ctx.provider)
+    fresh = ctx.options.new_chat or entry is None
+    target_url = ctx.spec.home_url if fresh or entry is None else entry.url
+    if entry is not None and entry.tab_id is not None:
+        session = await _try_tab(ctx, entry.tab_id)
+        if session is not None:
+            ctx.session, ctx.used.tab = session, "session"
+    if ctx.session is None:
+        for info in await ctx.browser.list_tabs():
+            if info.url.startswith(ctx.spec.url_prefixes):
+                session = await _try_tab(ctx, info.tab_id)
+                if session is not None:
+                    ctx.session, ctx.used.tab = session, "open_tab"
+                    break
+    if ctx.session is None:
+        ctx.session = await _new_tab(ctx, target_url)
+        ctx.used.tab = "new_tab"
+        return
+    current = str(await ctx.tab.evaluate("location.href"))
+    if ctx.options.new_chat or (entry is not None and current != target_url):
+        await ctx.tab.navigate(target_url, timeout=scaled(30.0))
+
+
+async def keep_rendering(ctx: AskContext) -> None:
+    """A hidden tab renders no answer text and no frames (docs/sites.md#background-tab).
+
+    Focus emulation makes the page render as if visible without touching the person's
+    window focus, so answers stream into the DOM and progress can count characters.
+    ``Page.bringToFront`` stays the last resort (bridge.providers.completion_loop).
+    """
+    if await ctx.tab.evaluate("document.visibilityState") == "hidden":
+        await emulate_focus(ctx)
+
+
+async def emulate_focus(ctx: AskContext) -> None:
+    if not ctx.used.focus_emulated:
+        await ctx.tab.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
+        ctx.used.focus_emulated = True
+
+
+async def _try_tab(ctx: AskContext, tab_id: int) -> CdpSession | None:
+    """Attach and health-check within the reuse deadline; None when the tab will not do."""
+    try:
+        async with asyncio.timeout(scaled(REUSE_S)):
+            session = await ctx.browser.attach(tab_id)
+            url = await session.evaluate("location.href", timeout=scaled(4.0))
+    except (BridgeError, TimeoutError) as exc:
+        log.info("tab %s not reusable: %s", tab_id, exc)
+        return None
+    if not str(url).startswith(ctx.spec.url_prefixes):
+        return None
+    return session
+
+
+async def _new_tab(ctx: AskContext, url: str) -> CdpSession:
+    last: BaseException | None = None
+    for attempt in range(NEW_TAB_ATTEMPTS):
+        try:
+            async with asyncio.timeout(scaled(30.0)):
+                return await ctx.browser.new_tab(url)
+        except (BridgeError, TimeoutError) as exc:
+            last = exc
+            log.warning("new %s tab failed (attempt %d): %s", ctx.provider, attempt + 1, exc)
+    raise ProviderError(
+        ctx.provider,
+        f"could not open a {ctx.provider} tab after {NEW_TAB_ATTEMPTS} attempts: {last}. Is the "
+        "site reachable from that browser?",
+    ) from last
