@@ -12,56 +12,45 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import sys
 import time
 
-from bridge.browser import Browser
 from bridge.errors import BridgeError
-from bridge.launcher import LaunchedBrowser, LaunchOptions
-from bridge.relay import Relay
+from bridge.relay import PORT_RANGE
 from bridge.runtime import Runtime, add_runtime_arguments, options_from_args
-
-
-def _no_display() -> bool:
-    return sys.platform.startswith("linux") and not (
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    )
+from bridge.waiting import scaled
 
 
 async def _relay_main(args: argparse.Namespace) -> int:
-    if args.launch and not args.headless and _no_display():
+    runtime = Runtime(options_from_args(args))
+    if args.launch and runtime.headless and not args.headless:
         print("no display found: launching the browser headless", flush=True)
-        args.headless = True
-    launched = (
-        LaunchedBrowser(
-            LaunchOptions(
-                browser_path=args.browser_path,
-                headless=args.headless,
-                isolated=args.isolated,
-                extra_args=args.chrome_arg,
-            )
-        )
-        if args.launch
-        else None
-    )
-    relay = Relay(matcher=launched.is_mine) if launched else Relay()
     started = time.monotonic()
-    await relay.start()
-    print(f"relay listening on {relay.url}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
-        if launched:
-            await launched.start()
-            print(f"launched {launched.executable} (pid {launched.pid})", flush=True)
+        await runtime.start()
+        print(f"relay listening on {runtime.relay.url}", flush=True)
+        lo, hi = PORT_RANGE
+        if not lo <= runtime.relay.port <= hi:
+            print(
+                f"note: the extension looks for relays on ports {lo}-{hi} only; a browser "
+                f"will not find this one on {runtime.relay.port}",
+                flush=True,
+            )
+        if runtime.launched:
+            print(
+                f"launched {runtime.launched.executable} (pid {runtime.launched.pid}, profile "
+                f"{runtime.launched.profile})",
+                flush=True,
+            )
         else:
             print("waiting for Chrome with the bridge extension to connect…", flush=True)
-        link = await relay.wait_for_link(60.0 if launched else 3600.0)
-        tabs = await Browser(relay).list_tabs()
+        link = await runtime.connected(scaled(60.0) if runtime.launched else 3600.0)
+        tabs = await runtime.browser.list_tabs()
         print(
             f"extension connected after {time.monotonic() - started:.2f}s: "
             f"extension {link.hello.extension_version}, {len(tabs)} tab(s) open",
@@ -75,24 +64,21 @@ async def _relay_main(args: argparse.Namespace) -> int:
         if link.closed.done():
             print(f"extension disconnected: {link.closed.result()}", flush=True)
         return 0
-    except BridgeError as exc:
+    except (BridgeError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        if launched:
-            print(launched.stderr_tail(), file=sys.stderr)
+        if runtime.launched:
+            print(runtime.launched.stderr_tail(), file=sys.stderr)
         return 1
     finally:
-        await relay.stop()
-        if launched:
-            await launched.stop()
+        await runtime.stop()
 
 
 async def _ask_main(args: argparse.Namespace) -> int:
-    if args.launch and not args.headless and _no_display():
-        args.headless = True
-    runtime = Runtime(options_from_args(args))
+    options = options_from_args(args)
+    options.connect_timeout = args.connect_timeout
+    runtime = Runtime(options)
     try:
         await runtime.start()
-        runtime.browser.connect_timeout = args.connect_timeout
         if args.provider == "both":
             both = await runtime.bridge.ask_both(
                 args.question, new_chat=args.new_chat, timeout=args.timeout
@@ -138,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_runtime_arguments(ask)
     relay = sub.add_parser("relay", help="run a relay and report the extension's connection")
-    add_runtime_arguments(relay)
+    add_runtime_arguments(relay, state=False)
     args = parser.parse_args(argv)
     runner = _ask_main if args.command == "ask" else _relay_main
     with contextlib.suppress(KeyboardInterrupt):

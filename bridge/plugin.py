@@ -1,10 +1,11 @@
 """The bridge pytest plugin (registered through the ``pytest11`` entry point).
 
 Fixtures open the relay, the extension link and tabs, exactly as the MCP server does:
-- ``relay`` (session): the loopback relay;
-- ``extension_link`` (session): a ``Browser`` whose extension is connected — a Chromium
-  launched for the session (temporary profile, fake ChatGPT/Gemini mapped in), or with
-  ``--live`` the person's own Chrome, which must connect by itself;
+- ``bridge_runtime`` (session): the whole stack, wired by ``bridge.runtime.Runtime`` exactly
+  as ``python -m bridge.mcp`` wires it — a Chromium launched for the session (temporary
+  profile, fake ChatGPT/Gemini mapped in), or with ``--live`` the person's own Chrome;
+- ``relay`` (session): its loopback relay; ``launched_browser``: the browser it launched;
+- ``extension_link`` (session): its ``Browser``, once the extension has connected;
 - ``tab`` / ``new_tab`` (function): fresh attached tabs, closed afterwards;
 - ``fake_sites`` (session) / ``fakes`` (function, reset): the fake provider sites.
 
@@ -13,8 +14,8 @@ Under pytest-xdist each worker is its own process: its own relay port, its own b
 
 from __future__ import annotations
 
-import contextlib
 import inspect
+import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -27,14 +28,17 @@ from bridge.browser import Browser
 from bridge.cdp import CdpSession
 from bridge.core import Bridge
 from bridge.errors import BridgeError
-from bridge.launcher import LaunchedBrowser, LaunchOptions, find_browser
+from bridge.launcher import LaunchedBrowser, find_browser
 from bridge.relay import Relay
+from bridge.runtime import Runtime, RuntimeOptions
 from bridge.waiting import scaled
 
 if TYPE_CHECKING:
     from bridge.fakes import FakeSites
 
 __all__ = ["BridgeOptions"]
+
+log = logging.getLogger(__name__)
 
 NewTab = Callable[..., Awaitable[CdpSession]]
 
@@ -95,7 +99,17 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 # The plugin's async fixtures live on the session event loop (one browser per session).
 _SESSION_LOOP_FIXTURES = frozenset(
-    {"relay", "extension_link", "tab", "new_tab", "bridge", "chatgpt_tab", "gemini_tab"}
+    {
+        "bridge_runtime",
+        "launched_browser",
+        "relay",
+        "extension_link",
+        "tab",
+        "new_tab",
+        "bridge",
+        "chatgpt_tab",
+        "gemini_tab",
+    }
 )
 # Fixtures defined in bridge's own modules (this one, bridge.scenarios.plugin, any module the
 # fixtures may move to) are bridge's; the same names in a user's conftest are not.
@@ -184,57 +198,62 @@ def fakes(fake_sites: FakeSites) -> FakeSites:
     return fake_sites
 
 
-@pytest.fixture(scope="session")
-def launched_browser(
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def bridge_runtime(
     bridge_options: BridgeOptions, request: pytest.FixtureRequest
-) -> LaunchedBrowser | None:
-    """The browser this session will launch (not started yet), or None with ``--live``."""
-    if bridge_options.live:
-        return None
-    if bridge_options.headed and not os.environ.get("DISPLAY"):
-        raise pytest.UsageError("--headed needs a display: run under `xvfb-run -a pytest ...`")
-    sites: FakeSites = request.getfixturevalue("fake_sites")
-    return LaunchedBrowser(
-        LaunchOptions(
-            browser_path=bridge_options.browser_path,
+) -> AsyncIterator[Runtime]:
+    """The stack the MCP server runs, wired by the same ``Runtime``: relay, browser, facade.
+
+    A Chromium launched for the session (temporary profile, fake ChatGPT/Gemini mapped in,
+    its DevTools port open for tests that poke the browser directly), or with ``--live``
+    the person's own Chrome, which must connect by itself.
+    """
+    chrome_args: list[str] = []
+    if not bridge_options.live:
+        if bridge_options.headed and not os.environ.get("DISPLAY"):
+            raise pytest.UsageError("--headed needs a display: run under `xvfb-run -a pytest ...`")
+        sites: FakeSites = request.getfixturevalue("fake_sites")
+        chrome_args = [*sites.chromium_args(), *bridge_options.chrome_args]
+    runtime = Runtime(
+        RuntimeOptions(
+            launch=not bridge_options.live,
             headless=not bridge_options.headed,
             isolated=True,
-            remote_debugging=True,  # lets tests compare with, and poke at, the browser directly
-            extra_args=[*sites.chromium_args(), *bridge_options.chrome_args],
+            browser_path=bridge_options.browser_path,
+            chrome_args=chrome_args,
+            remote_debugging=True,
         )
     )
+    await runtime.start()
+    try:
+        yield runtime
+    finally:
+        await runtime.stop()
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def relay(launched_browser: LaunchedBrowser | None) -> AsyncIterator[Relay]:
-    # A launched browser is recognised by its start page; live mode takes any extension.
-    relay = Relay(matcher=launched_browser.is_mine) if launched_browser else Relay()
-    await relay.start()
-    try:
-        yield relay
-    finally:
-        await relay.stop()
+async def launched_browser(bridge_runtime: Runtime) -> LaunchedBrowser | None:
+    """The browser this session launched, or None with ``--live``."""
+    return bridge_runtime.launched
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def extension_link(
-    relay: Relay, launched_browser: LaunchedBrowser | None
-) -> AsyncIterator[Browser]:
-    """A Browser whose extension is connected to ``relay``."""
-    browser = Browser(relay)
-    if launched_browser is not None:
-        await launched_browser.start()
+async def relay(bridge_runtime: Runtime) -> Relay:
+    """The session's loopback relay."""
+    return bridge_runtime.relay
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def extension_link(bridge_runtime: Runtime) -> Browser:
+    """A Browser whose extension is connected to the session's relay."""
+    live = bridge_runtime.launched is None
     try:
-        try:
-            await relay.wait_for_link(scaled(60.0 if launched_browser is None else 30.0))
-        except BridgeError as exc:
-            detail = f"\n{launched_browser.stderr_tail()}" if launched_browser else ""
-            pytest.fail(f"{exc}{detail}", pytrace=False)
-        yield browser
-    finally:
-        await browser.detach_all()
-        if launched_browser is not None:
-            await launched_browser.stop()
+        await bridge_runtime.connected(scaled(60.0 if live else 30.0))
+    except BridgeError as exc:
+        launched = bridge_runtime.launched
+        detail = f"\n{launched.stderr_tail()}" if launched else ""
+        pytest.fail(f"{exc}{detail}", pytrace=False)
+    return bridge_runtime.browser
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -250,8 +269,7 @@ async def new_tab(extension_link: Browser) -> AsyncIterator[NewTab]:
     yield open_tab
     for session in opened:
         if session.ended is None:
-            with contextlib.suppress(BridgeError):
-                await extension_link.close_tab(session.tab_id)
+            await _close_quietly(extension_link, session.tab_id)
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -265,8 +283,15 @@ async def bridge(
     state = tmp_path_factory.mktemp("bridge-state")
     yield Bridge(extension_link, state_dir=state, session_key=f"test-{request.node.name}"[:80])
     for tab_id in set(extension_link.sessions) - before:
-        with contextlib.suppress(BridgeError):
-            await extension_link.close_tab(tab_id)
+        await _close_quietly(extension_link, tab_id)
+
+
+async def _close_quietly(browser: Browser, tab_id: int) -> None:
+    """Teardown: a tab the test already closed, or lost with the link, needs no closing."""
+    try:
+        await browser.close_tab(tab_id)
+    except BridgeError as exc:
+        log.debug("closing tab %s after the test: %s", tab_id, exc)
 
 
 @pytest_asyncio.fixture(loop_scope="session")

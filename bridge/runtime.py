@@ -1,7 +1,8 @@
 """The whole stack in one object: relay, optional launched browser, Browser, Bridge.
 
-``python -m bridge.mcp``, ``python -m bridge ask`` and the benchmarks build it the same
-way; the pytest plugin builds the same pieces as fixtures.
+The one way to wire bridge: ``python -m bridge.mcp``, every ``python -m bridge`` command,
+the pytest plugin's fixtures and the benchmarks all build a ``Runtime`` from
+``RuntimeOptions``, so an option means the same thing everywhere.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from pathlib import Path
 from bridge.browser import Browser
 from bridge.core import Bridge
 from bridge.launcher import LaunchedBrowser, LaunchOptions
+from bridge.link import ExtensionLink
+from bridge.providers.flow import AskFlow
 from bridge.relay import Relay
+from bridge.waiting import scaled
 
 __all__ = [
     "Runtime",
@@ -30,7 +34,7 @@ __all__ = [
 @dataclass
 class RuntimeOptions:
     launch: bool = False  # start Chromium with the extension (the embedded default)
-    headless: bool = False
+    headless: bool = False  # with launch; forced when there is no display
     isolated: bool = False  # temporary profile
     browser_path: str | None = None
     chrome_args: Sequence[str] = ()
@@ -38,11 +42,18 @@ class RuntimeOptions:
     state_dir: Path | None = None  # sessions.json, history.jsonl, debug/ (default .local/bridge)
     relay_port: int | None = None
     session_key: str | None = None
-    remote_debugging: bool = False
+    remote_debugging: bool = False  # tests and benchmarks: the browser's own DevTools port
+    #: How long a command waits for the extension to connect before failing with advice.
+    connect_timeout: float | None = None
+    flow: AskFlow | None = None
 
 
-def add_runtime_arguments(parser: argparse.ArgumentParser) -> None:
-    """The browser and state options every entry point shares (MCP server, CLI)."""
+def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True) -> None:
+    """The browser and state options the entry points share (MCP server, CLI commands).
+
+    ``state=False`` leaves out what a command has no use for (the relay command keeps no
+    state): an option a command accepts is an option it honours.
+    """
     b = parser.add_argument_group("browser")
     b.add_argument("--launch", action="store_true", help="start Chromium/Chrome with the extension")
     b.add_argument("--headless", action="store_true", help="with --launch: no window")
@@ -52,12 +63,14 @@ def add_runtime_arguments(parser: argparse.ArgumentParser) -> None:
     b.add_argument(
         "--chrome-arg", action="append", default=[], metavar="ARG", help="extra browser argument"
     )
+    b.add_argument("--relay-port", type=int, help="relay port (default: first free in 19222-19250)")
+    if not state:
+        return
     s = parser.add_argument_group("state")
     s.add_argument(
         "--state-dir", type=Path, help="sessions, history, token (default ./.local/bridge)"
     )
     s.add_argument("--session-key", help="conversation key (default: the working directory name)")
-    s.add_argument("--relay-port", type=int, help="relay port (default: first free in 19222-19250)")
 
 
 def options_from_args(args: argparse.Namespace) -> RuntimeOptions:
@@ -68,9 +81,9 @@ def options_from_args(args: argparse.Namespace) -> RuntimeOptions:
         browser_path=args.browser_path,
         chrome_args=args.chrome_arg,
         profile_dir=args.profile_dir,
-        state_dir=args.state_dir,
+        state_dir=getattr(args, "state_dir", None),
         relay_port=args.relay_port,
-        session_key=args.session_key,
+        session_key=getattr(args, "session_key", None),
     )
 
 
@@ -88,25 +101,34 @@ class Runtime:
     bridge: Bridge = field(init=False)
     launched: LaunchedBrowser | None = field(init=False, default=None)
 
+    @property
+    def headless(self) -> bool:
+        """Whether a launched browser runs without a window (asked for, or no display)."""
+        return self.options.headless or not display_available()
+
     async def start(self) -> Runtime:
+        """Relay first, then the browser (so its extension finds the relay at once)."""
         opts = self.options
         if opts.launch:
             self.launched = LaunchedBrowser(
                 LaunchOptions(
                     browser_path=opts.browser_path,
-                    headless=opts.headless or not display_available(),
+                    headless=self.headless,
                     isolated=opts.isolated,
                     profile_dir=opts.profile_dir,
                     extra_args=list(opts.chrome_args),
                     remote_debugging=opts.remote_debugging,
                 )
             )
+            # A launched browser is recognised by its start page; otherwise any link serves.
             self.relay = Relay(port=opts.relay_port, matcher=self.launched.is_mine)
         else:
             self.relay = Relay(port=opts.relay_port)
         await self.relay.start()
-        self.browser = Browser(self.relay)
-        self.bridge = Bridge(self.browser, state_dir=opts.state_dir, session_key=opts.session_key)
+        self.browser = Browser(self.relay, connect_timeout=opts.connect_timeout)
+        self.bridge = Bridge(
+            self.browser, state_dir=opts.state_dir, session_key=opts.session_key, flow=opts.flow
+        )
         if self.launched is not None:
             try:
                 await self.launched.start()
@@ -115,12 +137,20 @@ class Runtime:
                 raise
         return self
 
+    async def connected(self, timeout: float | None = None) -> ExtensionLink:
+        """The extension's link, once it has connected (ExtensionNotConnected after timeout)."""
+        limit = timeout if timeout is not None else scaled(30.0 if self.launched else 10.0)
+        return await self.relay.wait_for_link(limit)
+
     async def stop(self) -> None:
-        """Detach debuggers, stop the relay, stop a browser we launched. Idempotent."""
+        """Detach debuggers, stop the relay, stop a browser we launched. Idempotent, and
+        safe after a start that failed half-way."""
         try:
-            await self.browser.detach_all()
+            if hasattr(self, "browser"):
+                await self.browser.detach_all()
         finally:
-            await self.relay.stop()
+            if hasattr(self, "relay"):
+                await self.relay.stop()
             if self.launched is not None:
                 await self.launched.stop()
 

@@ -77,3 +77,66 @@ async def test_ask_without_a_browser_says_how_to_connect_one(tmp_path: Path) -> 
     )
     assert code == 1
     assert "[extension_not_connected]" in err and "Load unpacked" in err and "--launch" in err
+
+
+async def test_relay_command_honours_its_options(tmp_path: Path) -> None:
+    """Every option ``relay`` accepts takes effect: port, profile, browser flags, headless."""
+    port = _free_port_in_relay_range()
+    profile = tmp_path / "profile"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bridge",
+        "relay",
+        "--launch",
+        "--headless",
+        "--relay-port",
+        str(port),
+        "--profile-dir",
+        str(profile),
+        "--chrome-arg=--lang=ja",
+        cwd=str(ROOT),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    lines: list[str] = []
+    try:
+        async with asyncio.timeout(60):
+            while not lines or lines[-1] != "ready; Ctrl-C to stop":
+                line = (await proc.stdout.readline()).decode()
+                assert line, f"relay exited early: {lines} {(await proc.stderr.read()).decode()}"  # type: ignore[union-attr]
+                lines.append(line.strip())
+        text = "\n".join(lines)
+        assert f"relay listening on ws://127.0.0.1:{port}/extension" in text
+        assert f"profile {profile})" in text and (profile / "Default").is_dir()
+        assert "extension connected" in text
+        cmdline = Path(f"/proc/{_browser_pid(text)}/cmdline").read_bytes().split(b"\0")
+        assert b"--lang=ja" in cmdline and b"--headless=new" in cmdline
+    finally:
+        proc.terminate()
+        code = await asyncio.wait_for(proc.wait(), 30)
+    assert code == 0
+
+
+def _free_port_in_relay_range() -> int:
+    """The extension discovers relays only in PORT_RANGE: pick a free port there, from the top
+    (the relays of this test session take the lowest free ones)."""
+    from bridge.relay import PORT_RANGE
+
+    for port in range(PORT_RANGE[1], PORT_RANGE[0] - 1, -1):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port in the relay range")
+
+
+def _browser_pid(text: str) -> int:
+    import re
+
+    match = re.search(r"\(pid (\d+),", text)
+    assert match, text
+    return int(match.group(1))

@@ -19,12 +19,9 @@ from bridge.bench.ask_bench import measure_asks
 from bridge.bench.cdp_bench import measure_cdp
 from bridge.bench.startup import measure_mcp_server, measure_relay_connect
 from bridge.bench.stats import Figure, render_table
-from bridge.browser import Browser
-from bridge.core import Bridge
 from bridge.direct import DirectCdp
 from bridge.fakes import FakeSites
-from bridge.launcher import LaunchedBrowser, LaunchOptions
-from bridge.relay import Relay
+from bridge.runtime import Runtime, RuntimeOptions
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -46,22 +43,23 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     figures: list[Figure] = []
     profile: dict[str, Any] = {}
     with FakeSites() as fakes, tempfile.TemporaryDirectory(prefix="bridge-bench-") as tmp:
-        launched = LaunchedBrowser(
-            LaunchOptions(
-                browser_path=args.browser_path,
+        runtime = Runtime(
+            RuntimeOptions(
+                launch=True,
                 headless=True,
                 isolated=True,
-                remote_debugging=True,
-                extra_args=fakes.chromium_args(),
+                remote_debugging=True,  # the reference: direct CDP to the same browser
+                browser_path=args.browser_path,
+                chrome_args=fakes.chromium_args(),
+                state_dir=Path(tmp) / "state",
+                session_key="bench",
             )
         )
-        relay = Relay(matcher=launched.is_mine)
-        await relay.start()
-        try:
-            await launched.start()
-            assert launched.devtools_url
-            browser = Browser(relay)
-            await relay.wait_for_link(30)
+        async with runtime:
+            launched = runtime.launched
+            assert launched is not None and launched.devtools_url
+            browser = runtime.browser
+            await runtime.connected(30)
             async with DirectCdp(launched.devtools_url) as direct:
                 version = (await direct.call("Browser.getVersion"))["product"]
                 tab = await browser.new_tab("about:blank")
@@ -72,21 +70,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 figures += cdp_figures
                 await tab.close()
             print(f"measuring asks ({runs} per figure)…", file=sys.stderr, flush=True)
-            bridge = Bridge(browser, state_dir=Path(tmp) / "state", session_key="bench")
-            ask_figures, profile["asks"] = await measure_asks(bridge, fakes, runs=runs)
+            ask_figures, profile["asks"] = await measure_asks(runtime.bridge, fakes, runs=runs)
             figures += ask_figures
             figures += await measure_relay_connect(launched, max(2, runs // 2))
-            await browser.detach_all()
-        finally:
-            await relay.stop()
-            await launched.stop()
         if not args.skip_mcp:
             print("measuring the MCP server…", file=sys.stderr, flush=True)
             figures += await measure_mcp_server(
                 fakes.chromium_args(), Path(tmp), runs=max(2, runs // 3), asks=max(2, runs)
             )
     return {
-        "createdAt": datetime.now(UTC).isoformat(),
+        "created_at": datetime.now(UTC).isoformat(),
         "quick": args.quick,
         "settings": {"calls": calls, "rounds": rounds, "runs": runs},
         "machine": {

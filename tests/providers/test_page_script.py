@@ -159,3 +159,48 @@ async def test_gemini_leftover_stop_button_is_waited_for_then_reported(
     removal = tab.evaluate("setTimeout(() => document.querySelector('button').remove(), 50)")
     gone, _ = await asyncio.gather(pending, removal)
     assert gone == "gone"
+
+
+async def test_the_script_travels_once_per_document(tab: CdpSession, pages: str) -> None:
+    """Calls go to the script already in the page; only a new document gets it again."""
+    from bridge.providers.page_script import PageScript
+
+    await tab.navigate(f"{pages}/")
+    page = PageScript(tab)
+    for _ in range(3):
+        assert (await page.call("counts", "chatgpt")) == {"user": 0, "assistant": 0}
+    assert page.injections == 1
+    await tab.navigate(f"{pages}/console")  # a new document has no script
+    assert (await page.call("counts", "gemini")) == {"user": 0, "assistant": 0}
+    assert page.injections == 2
+
+
+async def test_reports_are_coalesced_per_task_burst(tab: CdpSession, pages: str) -> None:
+    """Many mutations in one task give one report, not one per mutation observer callback."""
+    from bridge.providers.page_script import PageScript
+
+    await tab.navigate(f"{pages}/")
+    page = PageScript(tab)
+    await tab.send("Runtime.enable")
+    await tab.send("Runtime.addBinding", {"name": "__obs"})
+    with tab.stream("Runtime.bindingCalled", lambda p: p["name"] == "__obs") as reports:
+        await page.call("watch", "chatgpt", "__obs")
+        assert await reports.next(10) is not None  # the initial report
+        # 50 turns added in one task, a microtask apart: each wakes the MutationObserver
+        # on its own, and still they make one report.
+        await tab.evaluate(
+            "(async () => { for (let i = 0; i < 50; i++) { const d = document.createElement('div');"
+            " d.setAttribute('data-message-author-role', 'user'); document.body.append(d);"
+            " await null; } })()",
+            await_promise=True,
+        )
+        first = await reports.next(10)
+        assert first is not None and json.loads(first["payload"])["user_count"] == 50
+        # A marker mutation in a later task: the next report is its, so nothing came between.
+        await tab.evaluate(
+            "const a = document.createElement('div');"
+            "a.setAttribute('data-message-author-role', 'assistant'); document.body.append(a);"
+        )
+        second = await reports.next(10)
+        assert second is not None and json.loads(second["payload"])["assistant_count"] == 1
+        await page.call("unwatch")
