@@ -50,6 +50,10 @@ class ExtensionLink:
         self._batches_in_flight = 0
 
     @property
+    def is_closed(self) -> bool:
+        return self.closed.done()
+
+    @property
     def instance_id(self) -> str:
         return self.hello.instance_id
 
@@ -159,11 +163,20 @@ class ExtensionLink:
                     self._resolve_error(msg.request_id, "malformed", str(msg))
             elif isinstance(msg, Reply):
                 if msg.error is not None:
+                    if msg.id not in self._pending:
+                        _log_unmatched(msg)
                     self._resolve_error(msg.id, msg.error.code, msg.error.message)
                 else:
                     entry = self._pending.get(msg.id)
                     if entry is not None and not entry[2].done():
                         entry[2].set_result(msg.result or {})
+                    elif entry is None:
+                        _log_unmatched(msg)
+            elif isinstance(msg, protocol.ErrorNotice):
+                # The extension could not read something we sent. Logged, never answered: an
+                # answer is an error to the extension, which must not answer it either (no
+                # ping-pong), and this is not a malformed frame from the extension.
+                log.warning("the extension reports an error: [%s] %s", msg.code, msg.message)
             else:
                 try:
                     self._on_event(self, msg)
@@ -197,6 +210,12 @@ class ExtensionLink:
 
     async def close(self, code: int = 1000, reason: str = "") -> None:
         await self.ws.close(code, reason)
+
+
+def _log_unmatched(reply: Reply) -> None:
+    """A reply to no pending request: late (its request timed out) or not ours. Never answered."""
+    what = f"error [{reply.error.code}]" if reply.error is not None else "result"
+    log.debug("%s for request %d, which is not pending: ignored", what, reply.id)
 
 
 def _split_cdp_message(message: str) -> tuple[int | None, str]:

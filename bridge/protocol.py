@@ -14,7 +14,15 @@ Frames:
   ``{"id": int, "error": {"code": str, "message": str}}``
 - extension -> relay events (no id): ``{"method": <EVENTS>, "params": {...}}``
 - relay -> extension, answer to a frame it could not understand:
-  ``{"id": int | None, "error": {"code": "malformed", "message": ...}}``
+  ``{"id": int | None, "error": {"code": "malformed", "message": ...}}`` (and the extension's
+  answer to a command it could not understand, the same shape the other way)
+
+Error replies are never answered, by either side. A message carrying an ``"error"`` key is an
+error reply whatever else it holds: with a usable id it fails that request (a body that is
+not ``{code, message}`` still does, as ``malformed``); without one (``{"id": null, "error":
+...}``, a peer's answer to a frame it could not read) it decodes as an ``ErrorNotice`` to log.
+Only a frame that is neither a reply nor an event (nor, for the extension, a command) is
+answered as malformed, so two peers can never ping-pong errors at each other.
 
 Batches (version 2): either side may send a JSON array of such messages as one frame. Both
 sides batch only while several commands are in flight, so a lone round trip pays nothing,
@@ -33,6 +41,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "Command",
     "ErrorInfo",
+    "ErrorNotice",
     "Event",
     "Hello",
     "ProtocolError",
@@ -91,6 +100,18 @@ class Reply:
     id: int
     result: dict[str, Any] | None = None
     error: ErrorInfo | None = None
+
+
+@dataclass(frozen=True)
+class ErrorNotice:
+    """An error reply no request can be matched to (``{"id": null, "error": ...}``).
+
+    The peer could not read something we sent. Log it; never answer it: an answer would be
+    another error reply to the peer, and a peer answering that in turn never stops.
+    """
+
+    code: str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -194,7 +215,7 @@ def _check_fields(method: str, params: dict[str, Any]) -> None:
             raise ProtocolError(f"event {method!r} field {key!r} must be {wanted}")
 
 
-def decode_batch(frame: str | bytes) -> list[Reply | Event | ProtocolError]:
+def decode_batch(frame: str | bytes) -> list[Reply | Event | ErrorNotice | ProtocolError]:
     """Decode a frame from the extension: one message or a batch of them.
 
     Each element decodes on its own: a malformed element becomes a ProtocolError in its
@@ -208,7 +229,7 @@ def decode_batch(frame: str | bytes) -> list[Reply | Event | ProtocolError]:
             return [exc]
     if not obj:
         return [ProtocolError("a batch must hold at least one message")]
-    out: list[Reply | Event | ProtocolError] = []
+    out: list[Reply | Event | ErrorNotice | ProtocolError] = []
     for item in obj:
         try:
             out.append(_decode_message(_as_message(item)))
@@ -217,18 +238,25 @@ def decode_batch(frame: str | bytes) -> list[Reply | Event | ProtocolError]:
     return out
 
 
-def decode_from_extension(frame: str | bytes) -> Reply | Event:
+def decode_from_extension(frame: str | bytes) -> Reply | Event | ErrorNotice:
     """Decode one frame holding one message, or raise ProtocolError saying what is wrong."""
     return _decode_message(_load(frame))
 
 
-def _decode_message(obj: dict[str, Any]) -> Reply | Event:
+def _decode_message(obj: dict[str, Any]) -> Reply | Event | ErrorNotice:
     # Hot path first: a well-formed result reply needs no further checks.
     result = obj.get("result")
     if type(result) is dict and len(obj) == 2:
         rid = obj.get("id")
         if type(rid) is int and 0 <= rid <= _MAX_ID:
             return Reply(rid, result=result)
+    if "error" in obj:
+        # An error reply, never answered (see the module docstring), so it never raises.
+        request_id = _valid_id(obj.get("id"))
+        info = _error_info(obj["error"])
+        if request_id is None:
+            return ErrorNotice(info.code, info.message)
+        return Reply(request_id, error=info)
     if "id" in obj:
         request_id = _valid_id(obj["id"])
         if request_id is None:
@@ -240,17 +268,6 @@ def _decode_message(obj: dict[str, Any]) -> Reply | Event:
             if not isinstance(result, dict):
                 raise ProtocolError("'result' must be an object", request_id)
             return Reply(request_id, result=result)
-        if "error" in obj:
-            err = obj["error"]
-            if isinstance(err, str):  # tolerate the looser shape seed 003 uses
-                return Reply(request_id, error=ErrorInfo("error", err))
-            if (
-                not isinstance(err, dict)
-                or not isinstance(err.get("code"), str)
-                or not isinstance(err.get("message"), str)
-            ):
-                raise ProtocolError("'error' must be {code: string, message: string}", request_id)
-            return Reply(request_id, error=ErrorInfo(err["code"], err["message"]))
         raise ProtocolError("a reply needs 'result' or 'error'", request_id)
     method = obj.get("method")
     if not isinstance(method, str):
@@ -260,6 +277,19 @@ def _decode_message(obj: dict[str, Any]) -> Reply | Event:
     params = _params(obj, None)
     _check_fields(method, params)
     return Event(method, params)
+
+
+def _error_info(err: Any) -> ErrorInfo:
+    if isinstance(err, str):  # tolerate the looser shape seed 003 uses
+        return ErrorInfo("error", err)
+    if (
+        isinstance(err, dict)
+        and isinstance(err.get("code"), str)
+        and isinstance(err.get("message"), str)
+    ):
+        return ErrorInfo(err["code"], err["message"])
+    shown = json.dumps(err, ensure_ascii=False)[:200]
+    return ErrorInfo("malformed", f"'error' must be {{code: string, message: string}}, got {shown}")
 
 
 def decode_command(frame: str | bytes) -> Command:

@@ -32,6 +32,17 @@ export function encodeError(id, code, message) {
 }
 
 /**
+ * Is this message a reply (`result`) or an error (`error`, with or without an id)? Such a
+ * message is never answered, whatever is wrong with it: the relay answers a frame it cannot
+ * read with `{"id": null, "error": …}`, and answering that with another error would start a
+ * ping-pong that never ends. Only malformed commands get a `malformed` answer.
+ * @param {object} msg
+ */
+export function isReply(msg) {
+  return Object.hasOwn(msg, 'result') || Object.hasOwn(msg, 'error');
+}
+
+/**
  * @param {string} method
  * @param {object} params
  */

@@ -1,7 +1,7 @@
 // @ts-check
 // One WebSocket to one relay: the hello handshake, command dispatch, keepalive watchdog.
 
-import { CommandError, PROTOCOL_VERSION, encodeError, encodeResult } from './protocol.js';
+import { CommandError, PROTOCOL_VERSION, encodeError, encodeResult, isReply } from './protocol.js';
 
 /** @typedef {import('./debuggee.js').Debuggee} Debuggee */
 
@@ -120,6 +120,12 @@ export class RelayConnection {
       this.send(encodeError(null, 'malformed', 'frame must be a JSON object'));
       return;
     }
+    if (isReply(msg)) {
+      // The relay sends no commands that we reply to, so this is its answer to a frame it
+      // could not read. Never answered (an error for an error ping-pongs forever): logged.
+      if (msg.error !== undefined) console.warn('bridge: the relay reports an error', msg.error);
+      return;
+    }
     const id = msg.id;
     if (id === undefined) {
       if (msg.method === 'welcome') {
@@ -128,7 +134,7 @@ export class RelayConnection {
       } else if (msg.method === 'refused') {
         this.refusal = String(msg.params && msg.params.message);
       }
-      return; // relay notices (e.g. its 'malformed' answers) need no reply
+      return; // welcome, refused and other id-less notices need no reply
     }
     if (!Number.isInteger(id)) {
       this.send(encodeError(null, 'malformed', "'id' must be an integer"));

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import time
 
 import pytest
@@ -35,7 +37,7 @@ async def test_extension_connects_to_a_new_relay_within_a_second(
         link = await second.wait_for_link(scaled(2.0))
         assert time.monotonic() - started < scaled(2.0)
         assert link.hello.extension_version
-        assert link.instance_id == extension_link.relay.link.instance_id  # type: ignore[union-attr]
+        assert link.instance_id == extension_link.connector.current.instance_id  # type: ignore[union-attr]
 
 
 async def test_relay_restart_is_followed_by_a_working_command_within_2s(
@@ -61,7 +63,7 @@ async def test_stopped_service_worker_comes_back_and_the_next_command_works(
     extension_link: Browser, direct_cdp: DirectCdp, tab: CdpSession, pages: str
 ) -> None:
     await tab.navigate(f"{pages}/")
-    link = extension_link.relay.link
+    link = extension_link.connector.current
     assert link is not None
     worker = next(
         t
@@ -77,7 +79,7 @@ async def test_stopped_service_worker_comes_back_and_the_next_command_works(
     # The worker's alarm brings it back; the session re-attaches through the new link.
     async with asyncio.timeout(scaled(15.0)):
         assert await tab.evaluate("document.title") == "home"
-    assert extension_link.relay.link is not link
+    assert extension_link.connector.current is not link
 
 
 async def test_two_relays_are_served_at_once_without_crosstalk(
@@ -128,10 +130,10 @@ async def test_two_relays_are_served_at_once_without_crosstalk(
 
 
 async def test_a_web_page_cannot_read_relay_info_or_open_the_extension_socket(
-    tab: CdpSession, pages: str, extension_link: Browser
+    tab: CdpSession, pages: str, relay: Relay
 ) -> None:
     await tab.navigate(f"{pages}/")
-    port = extension_link.relay.port
+    port = relay.port
     outcome = await tab.evaluate(
         f"""(async () => {{
             const out = {{}};
@@ -153,7 +155,7 @@ async def test_a_web_page_cannot_read_relay_info_or_open_the_extension_socket(
     assert outcome["fetch"] == "blocked"
     assert outcome["noCors"] in {"opaque", "blocked"}  # an opaque response has no readable body
     assert outcome["ws"] == "refused"
-    assert extension_link.relay.links == [extension_link.relay.link]
+    assert relay.links == [relay.link]
 
 
 async def test_listing_tabs_reports_which_are_attached_here(
@@ -165,13 +167,13 @@ async def test_listing_tabs_reports_which_are_attached_here(
 
 
 async def test_popup_shows_the_relay_and_the_attached_tab(
-    extension_link: Browser, direct_cdp: DirectCdp, tab: CdpSession
+    relay: Relay, direct_cdp: DirectCdp, tab: CdpSession
 ) -> None:
     created = await direct_cdp.call(
         "Target.createTarget", {"url": f"chrome-extension://{EXTENSION_ID}/popup.html"}
     )
     session = await direct_cdp.attach(created["targetId"])
-    port = extension_link.relay.port
+    port = relay.port
     relay_row = f"127.0.0.1:{port} — connected"
     tab_row = f"tab {tab.tab_id} → relay {port}"
     # Resolves on the DOM mutation that shows both rows, bounded by a page-side deadline.
@@ -202,3 +204,43 @@ async def test_popup_shows_the_relay_and_the_attached_tab(
         assert tab_row in text
     finally:
         await direct_cdp.call("Target.closeTarget", {"targetId": created["targetId"]})
+
+
+# -- errors are never answered with errors (no ping-pong between relay and extension) ------------
+
+
+async def test_a_malformed_frame_starts_no_error_ping_pong(
+    extension_link: Browser, relay: Relay
+) -> None:
+    link = await relay.wait_for_link(scaled(15.0))
+    before = link.malformed_frames
+    # The extension answers a frame it cannot read with {"id": null, "error": ...}. The relay
+    # used to take that for a malformed frame and answer it, the extension answered that in
+    # turn, and so on forever, each lap one more malformed frame counted here.
+    await link.ws.send("not json")
+    # The extension handles frames in order: its answer to the bad frame precedes this reply.
+    await link.request("ping", timeout=scaled(10.0))
+    first = link.malformed_frames
+    assert first - before <= 1
+    # A round trip later (a ping-pong would have gone another lap by now): no growth.
+    await link.request("ping", timeout=scaled(10.0))
+    assert link.malformed_frames == first
+
+
+async def test_the_extension_never_answers_a_reply_or_an_error(
+    extension_link: Browser, relay: Relay, caplog: pytest.LogCaptureFixture
+) -> None:
+    link = await relay.wait_for_link(scaled(15.0))
+    caplog.set_level(logging.DEBUG, logger="bridge.link")
+    before = link.malformed_frames
+    stray = [
+        {"id": None, "error": {"code": "malformed", "message": "the relay's answer to junk"}},
+        {"id": 2**40, "error": {"code": "x", "message": "an error for no command"}},
+        {"id": 2**40 + 1, "result": {}},
+    ]
+    await link.ws.send(json.dumps(stray))
+    # In order: anything the extension said back to those arrives before the ping's reply.
+    await link.request("ping", timeout=scaled(10.0))
+    heard = [r.getMessage() for r in caplog.records if r.name == "bridge.link"]
+    assert not [m for m in heard if "reports an error" in m or "not pending" in m], heard
+    assert link.malformed_frames == before

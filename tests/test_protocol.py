@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge import protocol
-from bridge.protocol import Command, ErrorInfo, Event, ProtocolError, Reply
+from bridge.protocol import Command, ErrorInfo, ErrorNotice, Event, ProtocolError, Reply
 
 json_scalars = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=20)
 json_values = st.recursive(
@@ -58,7 +58,7 @@ def test_anything_decodes_or_raises_protocol_error(frame: str | bytes) -> None:
         msg = protocol.decode_from_extension(frame)
     except ProtocolError:
         return
-    assert isinstance(msg, Reply | Event)
+    assert isinstance(msg, Reply | Event | ErrorNotice)
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,6 @@ def test_anything_decodes_or_raises_protocol_error(frame: str | bytes) -> None:
         pytest.param('{"id": true, "result": {}}', "non-negative integer", id="bool-id"),
         pytest.param('{"id": 3}', "'result' or 'error'", id="reply-without-body"),
         pytest.param('{"id": 3, "result": 5}', "'result' must be an object", id="scalar-result"),
-        pytest.param('{"id": 3, "error": {"code": 1}}', "code: string", id="bad-error"),
         pytest.param('{"method": "nope"}', "unknown event", id="unknown-event"),
         pytest.param('{"method": "cdpEvent", "params": {"tabId": "7"}}', "tabId", id="tab-id-type"),
         pytest.param('{"method": "tabDetached", "params": {"tabId": 1}}', "reason", id="no-reason"),
@@ -152,7 +151,9 @@ def test_any_batch_decodes_to_messages_or_errors(frame: str | bytes) -> None:
         decoded = protocol.decode_batch(frame)
     except ProtocolError:
         return  # not JSON at all
-    assert decoded and all(isinstance(m, Reply | Event | ProtocolError) for m in decoded)
+    assert decoded and all(
+        isinstance(m, Reply | Event | ErrorNotice | ProtocolError) for m in decoded
+    )
 
 
 def test_tab_detached_says_whether_the_tab_still_exists() -> None:
@@ -164,3 +165,45 @@ def test_tab_detached_says_whether_the_tab_still_exists() -> None:
         protocol.decode_from_extension(
             '{"method": "tabDetached", "params": {"tabId": 3, "reason": "x", "tabExists": 1}}'
         )
+
+
+# -- error replies are never answered (no error ping-pong between relay and extension) -----------
+
+
+def test_an_error_reply_without_a_usable_id_is_a_notice_not_a_malformed_frame() -> None:
+    # What the extension answers a frame it could not read with; answering it back as
+    # "malformed" is how the relay and the extension used to ping-pong errors forever.
+    frame = '{"id": null, "error": {"code": "malformed", "message": "frame is not JSON"}}'
+    assert protocol.decode_from_extension(frame) == ErrorNotice("malformed", "frame is not JSON")
+    assert protocol.decode_batch(frame) == [ErrorNotice("malformed", "frame is not JSON")]
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        '{"error": {"code": "x", "message": "no id at all"}}',
+        '{"id": "7", "error": {"code": "x", "message": "a string id"}}',
+        '{"id": -1, "error": "a string body"}',
+        '{"id": null, "error": 5}',
+        '{"id": null, "error": null, "method": "cdpEvent"}',
+        '{"id": null, "result": 5, "error": {}}',
+    ],
+)
+def test_every_error_reply_without_a_usable_id_is_a_notice(frame: str) -> None:
+    assert isinstance(protocol.decode_from_extension(frame), ErrorNotice)
+
+
+def test_an_error_reply_with_a_bad_body_still_fails_its_request_as_malformed() -> None:
+    reply = protocol.decode_from_extension('{"id": 3, "error": {"code": 1}}')
+    assert isinstance(reply, Reply) and reply.id == 3 and reply.error is not None
+    assert reply.error.code == "malformed" and "code: string" in reply.error.message
+
+
+@given(st.one_of(st.none(), json_values), json_values)
+def test_no_message_with_an_error_key_is_ever_malformed(request_id: Any, error: Any) -> None:
+    """The relay answers only ProtocolErrors, so nothing carrying "error" may become one."""
+    frame = json.dumps({"id": request_id, "error": error})
+    [decoded] = protocol.decode_batch(frame)
+    assert isinstance(decoded, Reply | ErrorNotice)
+    batch = protocol.decode_batch(json.dumps([{"id": request_id, "error": error}, 7]))
+    assert isinstance(batch[0], Reply | ErrorNotice) and isinstance(batch[1], ProtocolError)

@@ -186,3 +186,34 @@ async def test_a_batch_of_replies_resolves_every_request(lone_relay: Relay) -> N
             ids += [m["id"] for m in (frame if isinstance(frame, list) else [frame])]
         await ext.ws.send(json.dumps([{"id": i, "result": {"n": i}} for i in reversed(ids)]))
         assert [r["n"] for r in await asyncio.gather(*pending)] == ids
+
+
+async def test_a_malformed_frame_is_answered_once_and_an_error_reply_never(
+    lone_relay: Relay, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with StandIn(lone_relay) as ext:
+        link = await lone_relay.wait_for_link(5)
+        assert ext.ws is not None
+        await ext.ws.send("not json")
+        notice = json.loads(await ext.ws.recv())
+        assert notice["id"] is None and notice["error"]["code"] == "malformed"
+        assert "not JSON" in notice["error"]["message"]
+        # The extension's answer to a frame it could not read has this very shape. Answering it
+        # (as malformed: its id is null) is how relay and extension ping-ponged errors forever.
+        await ext.ws.send(json.dumps({"id": None, "error": {"code": "malformed", "message": "?"}}))
+        # In order, so the relay's answer to that error (if any) would arrive before this one's.
+        await ext.ws.send("[]")
+        second = json.loads(await ext.ws.recv())
+        assert "at least one message" in second["error"]["message"], second
+        # One frame, two messages: only the bad one is answered, the error reply never.
+        await ext.ws.send(json.dumps([{"error": "no id"}, 7]))
+        third = json.loads(await ext.ws.recv())
+        assert not isinstance(third, list) and "JSON object" in third["error"]["message"], third
+        # Still serving, and nothing else came back in between.
+        pending = asyncio.ensure_future(link.request("ping"))
+        await ext.serve_once()
+        assert await pending == {}
+        assert ext.notices.empty()
+        assert link.malformed_frames == 3  # "not json", "[]", 7; never the error replies
+    reported = [r.getMessage() for r in caplog.records if r.name == "bridge.link"]
+    assert any("the extension reports an error: [malformed] ?" in m for m in reported)
