@@ -4,7 +4,8 @@ stdio by default (an MCP client starts it); ``--http`` serves Streamable HTTP on
 127.0.0.1 with a bearer token. Without ``--launch`` it waits for the person's own Chrome
 with the extension; with ``--launch`` it starts Chromium itself with a dedicated profile.
 It ends within 5 s of stdin closing, SIGTERM or SIGINT, detaching its debuggers and
-stopping a browser it launched.
+stopping a browser it launched, with exit status 0; if the MCP server itself crashes, it
+logs the traceback to stderr, cleans up the same way and exits with status 1.
 """
 
 from __future__ import annotations
@@ -81,6 +82,20 @@ def _quiet_server_class() -> type:
     return QuietServer
 
 
+def server_crash(serving: asyncio.Future[None]) -> BaseException | None:
+    """Why the server task failed, or None: still running, cancelled by us, or ended normally.
+
+    Normal ends are stdin closing (stdio) and our own cancellation after a signal.
+    """
+    if not serving.done() or serving.cancelled():
+        return None
+    return serving.exception()
+
+
+def exit_status(crash: BaseException | None) -> int:
+    return 0 if crash is None else 1
+
+
 def _arm_watchdog() -> None:
     """Seed §14: whatever hangs during cleanup, the process is gone within the limit."""
     timer = threading.Timer(SHUTDOWN_LIMIT_S, lambda: os._exit(1))
@@ -146,7 +161,12 @@ async def serve(args: argparse.Namespace) -> int:
             config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
             http = _quiet_server_class()(config)
             print(f"bridge: MCP over HTTP at http://{args.host}:{args.port}/mcp", file=sys.stderr)
-            await http.serve()
+            try:
+                await http.serve()
+            except SystemExit as exc:  # uvicorn's way to give up at start-up (it logged why)
+                raise RuntimeError(f"the HTTP server failed to start (uvicorn: {exc})") from None
+            # Only our cancellation ends it (its own signal handling is off): this is a failure.
+            raise RuntimeError("the HTTP server stopped on its own (see uvicorn's log above)")
         else:
             await server.run_stdio_async()  # returns when stdin closes
 
@@ -155,8 +175,12 @@ async def serve(args: argparse.Namespace) -> int:
     try:
         await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        # Whatever ended it (stdin closed, a signal), clean up from here, bounded.
-        log.info("shutting down (%s)", "signal" if stop.is_set() else "stdin closed")
+        # Whatever ended it (stdin closed, a signal, a crash), clean up from here, bounded.
+        crash = server_crash(serving)
+        if crash is not None:
+            log.error("the MCP server crashed; stopping", exc_info=crash)
+        else:
+            log.info("shutting down (%s)", "signal" if stop.is_set() else "stdin closed")
         _arm_watchdog()
         stopping.cancel()
         # Not awaited: the stdio transport reads stdin in a worker thread that cannot be
@@ -168,9 +192,10 @@ async def serve(args: argparse.Namespace) -> int:
         log.info("stopped")
         # Everything of ours is stopped. Exit now: a thread still blocked reading stdin (after a
         # signal) would otherwise hold the interpreter's shutdown until the watchdog fires.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # a broken stdout must not change the status
+                stream.flush()
+        os._exit(exit_status(crash))
     return 0
 
 

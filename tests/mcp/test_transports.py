@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
 import signal
 import socket
 import stat
@@ -292,4 +294,81 @@ async def test_shutdown_ends_server_and_browser_within_5s(
     elapsed = loop.time() - started
     assert elapsed < 5.0, f"took {elapsed:.1f}s"
     assert not _alive(browser_pid)
-    assert proc.returncode in (0, -signal.SIGTERM, -signal.SIGINT)
+    assert proc.returncode == 0  # a normal end, whichever way it was asked for
+
+
+# -- exit status: 0 for a normal end, 1 when the server crashed ----------------------------------
+
+
+async def _stdio_without_browser(state: Path, stdout: int) -> asyncio.subprocess.Process:
+    """The server as an MCP client starts it, minus ``--launch``: nothing to wait for."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "bridge.mcp", "--state-dir", str(state)),
+        cwd=str(ROOT),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=stdout,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write((json.dumps(_initialize()) + "\n").encode())
+    await proc.stdin.drain()
+    return proc
+
+
+async def test_stdin_closed_after_a_request_exits_0(tmp_path: Path) -> None:
+    proc = await _stdio_without_browser(tmp_path, asyncio.subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    answer = json.loads(await asyncio.wait_for(proc.stdout.readline(), 30))
+    assert answer["id"] == 1 and "result" in answer
+    proc.stdin.close()
+    _, err = await asyncio.wait_for(proc.communicate(), 15)
+    assert proc.returncode == 0, err.decode()
+    assert "crashed" not in err.decode()
+
+
+async def test_a_crashed_server_logs_its_traceback_and_exits_1(tmp_path: Path) -> None:
+    # stdout is a pipe nobody reads any more (the client's end is gone): the answer to the
+    # request cannot be written, and the MCP server task fails with BrokenPipeError.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = await _stdio_without_browser(tmp_path, write_end)
+    finally:
+        os.close(write_end)
+    assert proc.stdin is not None
+    proc.stdin.close()
+    _, raw = await asyncio.wait_for(proc.communicate(), 30)
+    err = raw.decode()
+    assert proc.returncode == 1, err
+    assert "bridge.mcp ERROR the MCP server crashed" in err
+    assert "Traceback" in err and "BrokenPipeError" in err
+
+
+def test_exit_status_is_1_only_for_a_server_that_raised() -> None:
+    from bridge.mcp.__main__ import exit_status, server_crash
+
+    async def scenario() -> list[int]:
+        async def fail() -> None:
+            raise OSError("boom")
+
+        async def forever() -> None:
+            await asyncio.Event().wait()
+
+        async def done() -> None:
+            return None
+
+        crashed = asyncio.ensure_future(fail())
+        finished = asyncio.ensure_future(done())
+        running = asyncio.ensure_future(forever())
+        cancelled = asyncio.ensure_future(forever())
+        await asyncio.sleep(0)
+        cancelled.cancel()
+        await asyncio.wait({crashed, finished, cancelled})
+        statuses = [
+            exit_status(server_crash(task)) for task in (crashed, finished, running, cancelled)
+        ]
+        running.cancel()
+        return statuses
+
+    assert asyncio.run(scenario()) == [1, 0, 0, 0]
