@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import uuid
@@ -48,33 +49,54 @@ def _die_with_parent() -> None:
 
 
 _TEMP_PREFIX = "bridge-profile-"
+PROC_ROOT = Path("/proc")
+"""Where Linux shows processes; hosts without it (macOS, BSDs) are asked with ``kill(pid, 0)``."""
 
 
-def sweep_stale_profiles() -> int:
+def sweep_stale_profiles(proc_root: Path | None = None) -> int:
     """Remove temporary profiles left by bridge processes that died without cleaning up.
 
     Chromium keeps ``SingletonLock`` as a symlink to ``<host>-<pid>`` while it runs; a
-    profile whose browser is gone (or that never got that far) is ours to delete.
+    profile whose browser is certainly gone is ours to delete. Anything in doubt stays: a
+    profile still starting (no lock yet), one locked from another host (its pid means
+    nothing here), one whose process might be alive.
     """
     removed = 0
+    host = socket.gethostname()
     for path in Path(tempfile.gettempdir()).glob(f"{_TEMP_PREFIX}*"):
         try:
             target = os.readlink(path / "SingletonLock")
-            pid = int(target.rsplit("-", 1)[1])
-        except (OSError, ValueError, IndexError):
+            lock_host, pid_text = target.rsplit("-", 1)
+            pid = int(pid_text)
+        except (OSError, ValueError):
             continue  # still starting, or not a Chromium profile: leave it
-        if not _running(pid):
+        if lock_host != host or pid <= 0:
+            continue
+        if not _running(pid, PROC_ROOT if proc_root is None else proc_root):
             shutil.rmtree(path, ignore_errors=True)
             removed += 1
     return removed
 
 
-def _running(pid: int) -> bool:
+def _running(pid: int, proc_root: Path) -> bool:
+    """Is ``pid`` alive? True whenever that cannot be told: a live profile is never swept."""
+    if (proc_root / "self").exists():  # a mounted procfs, not just an empty /proc directory
+        try:
+            stat = (proc_root / str(pid) / "stat").read_text()
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True
+        # "pid (comm) state ...": comm may hold spaces and parentheses, so split after the last ")"
+        fields = stat.rpartition(")")[2].split()
+        return not fields or fields[0] != "Z"  # a zombie has exited
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split()[2] != "Z"  # a zombie has exited
-    except (FileNotFoundError, IndexError):
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
         return False
+    except OSError:  # PermissionError: it exists, someone else's; anything else: in doubt
+        return True
+    return True
 
 
 class BrowserNotFound(BridgeError):

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,7 +96,89 @@ def test_stale_temporary_profiles_are_swept(
     dead, alive, starting = (tmp_path / f"bridge-profile-{n}" for n in ("dead", "alive", "new"))
     for d in (dead, alive, starting):
         d.mkdir()
-    (dead / "SingletonLock").symlink_to("host-999999999")  # no such process
-    (alive / "SingletonLock").symlink_to(f"host-{os.getpid()}")
+    (dead / "SingletonLock").symlink_to(f"{_HOST}-{_dead_pid()}")
+    (alive / "SingletonLock").symlink_to(f"{_HOST}-{os.getpid()}")
     assert sweep_stale_profiles() == 1
     assert not dead.exists() and alive.exists() and starting.exists()
+
+
+_HOST = socket.gethostname()  # Chromium's SingletonLock says "<hostname>-<pid>"
+
+
+def _dead_pid() -> int:
+    """A pid that certainly belonged to a process that has exited (and been reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", ""])
+    child.wait()
+    return child.pid
+
+
+def _profiles(root: Path, locks: dict[str, str]) -> dict[str, Path]:
+    made = {}
+    for name, target in locks.items():
+        made[name] = root / f"bridge-profile-{name}"
+        made[name].mkdir()
+        (made[name] / "SingletonLock").symlink_to(target)
+    return made
+
+
+def test_without_proc_the_sweep_asks_the_kernel_and_keeps_live_profiles(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # macOS and the BSDs have no /proc: every pid looked dead there, live profiles included.
+    import tempfile
+
+    from bridge.launcher import sweep_stale_profiles
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(temp))
+    profiles = _profiles(
+        temp, {"alive": f"{_HOST}-{os.getpid()}", "dead": f"{_HOST}-{_dead_pid()}"}
+    )
+    assert sweep_stale_profiles(proc_root=tmp_path / "no-proc") == 1
+    assert profiles["alive"].exists() and not profiles["dead"].exists()
+
+
+def test_a_process_of_another_user_counts_as_alive(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import tempfile
+
+    from bridge import launcher
+
+    def kill(pid: int, sig: int) -> None:
+        raise PermissionError(1, "Operation not permitted")  # what kill(2) says: it exists
+
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(os, "kill", kill)
+    monkeypatch.setattr(launcher, "PROC_ROOT", tmp_path / "no-proc")
+    profiles = _profiles(tmp_path, {"other-user": f"{_HOST}-{_dead_pid()}"})
+    assert launcher.sweep_stale_profiles() == 0
+    assert profiles["other-user"].exists()
+
+
+def test_the_sweep_leaves_profiles_locked_from_another_host_and_tolerates_odd_comm(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import tempfile
+
+    from bridge.launcher import sweep_stale_profiles
+
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    proc = tmp_path / "proc"  # a procfs whose process names hold spaces and parentheses
+    (proc / "self").mkdir(parents=True)
+    for pid, state in ((4242, "S"), (4343, "Z")):
+        (proc / str(pid)).mkdir()
+        (proc / str(pid) / "stat").write_text(f"{pid} (Chrome (a) b) {state} 1 2 3\n")
+    profiles = _profiles(
+        tmp_path / "tmp",
+        {
+            "elsewhere": f"another-host-{_dead_pid()}",  # a shared /tmp: its pid is not ours
+            "running": f"{_HOST}-4242",
+            "zombie": f"{_HOST}-4343",
+            "gone": f"{_HOST}-4444",
+        },
+    )
+    assert sweep_stale_profiles(proc_root=proc) == 2
+    assert {name for name, path in profiles.items() if path.exists()} == {"elsewhere", "running"}
