@@ -1,4 +1,14 @@
-"""What an ask returns: the answer, where it lives, how long each step took, what was used."""
+"""What an ask returns: the answer, where it lives, how long each step took, what was used.
+
+Key naming rule for every dict bridge *outputs* (these ``to_dict()`` results, so the MCP
+tools' structured results and ``python -m bridge ask`` JSON; ``history.jsonl`` lines; the
+scenario run report; debug dumps; benchmark reports): keys are ``snake_case``, as in Python
+and in the MCP tools' parameters (``new_chat``), with units as suffixes (``total_ms``).
+camelCase stays only where a format is someone else's: the relay <-> extension wire
+protocol and CDP (JavaScript's names), and the scenario file format (seed 000's
+``noFallback``, ``maxTotalMs``, ...), which is an input. A check in the run report is named
+after the scenario field it checks (``"name": "maxTotalMs"``): a value, not a key.
+"""
 
 from __future__ import annotations
 
@@ -27,12 +37,12 @@ class Timings:
 
     def to_dict(self) -> dict[str, float]:
         return {
-            "connectMs": round(self.connect_ms, 1),
-            "waitInputMs": round(self.wait_input_ms, 1),
-            "inputMs": round(self.input_ms, 1),
-            "sendMs": round(self.send_ms, 1),
-            "waitResponseMs": round(self.wait_response_ms, 1),
-            "totalMs": round(self.total_ms, 1),
+            "connect_ms": round(self.connect_ms, 1),
+            "wait_input_ms": round(self.wait_input_ms, 1),
+            "input_ms": round(self.input_ms, 1),
+            "send_ms": round(self.send_ms, 1),
+            "wait_response_ms": round(self.wait_response_ms, 1),
+            "total_ms": round(self.total_ms, 1),
         }
 
 
@@ -78,7 +88,7 @@ class AskResult:
             "url": self.url,
             "timings": self.timings.to_dict(),
             "used": self.used.to_dict(),
-            "sessionKey": self.session_key,
+            "session_key": self.session_key,
             "suspicious": self.suspicious,
         }
 
@@ -117,7 +127,7 @@ class BothResult:
         return not self.errors
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"wallMs": round(self.wall_ms, 1)}
+        out: dict[str, Any] = {"wall_ms": round(self.wall_ms, 1)}
         for provider, result in self.results.items():
             out[provider] = result.to_dict()
         for provider, error in self.errors.items():

@@ -1,4 +1,5 @@
-"""Scenario checks (seed 000 §10.4/§10.5 and ``expect``), and the failure message. Pure.
+"""Scenario checks (docs/flows.md#scenario-assertions, docs/flows.md#relevance-check and
+``expect``), and the failure message. Pure.
 
 Every check records its actual and expected value, passing or not, so a failure message and
 the report show the whole picture, not only the first thing that went wrong.
@@ -25,11 +26,13 @@ __all__ = [
     "stripped_markdown_length",
 ]
 
-# Seed 000 test-suite `extractKeywords`: English technical terms (dotted names kept whole)
-# and katakana words, each at least two characters, lower-cased, without repeats.
+# The upstream suite's `extractKeywords` (docs/flows.md#relevance-check): English technical
+# terms (dotted names kept whole) and katakana words, each at least two characters, lower-cased,
+# without repeats.
 _ENGLISH_TERM = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z0-9]+)*")
 _KATAKANA_WORD = re.compile(r"[ァ-ヶー]+")
-# Seed 000 test-suite noEmptyMarkdown: what is left once markdown punctuation is gone.
+# noEmptyMarkdown (docs/flows.md#scenario-assertions): what is left once markdown punctuation
+# is gone.
 _MARKDOWN_NOISE = re.compile(r"[#*`\-_\[\]()>\n\s]")
 _FENCED_BLOCK = re.compile(r"^```[^\n]*\n.*?^```", re.MULTILINE | re.DOTALL)
 
@@ -63,7 +66,8 @@ def extract_keywords(question: str) -> list[str]:
 
 
 def relevance(question: str, answer: str) -> float:
-    """Seed `calculateRelevance`: the share of the question's keywords found in the answer."""
+    """The upstream suite's `calculateRelevance` (docs/flows.md#relevance-check): the share of the
+    question's keywords found in the answer."""
     keywords = extract_keywords(question)
     if not keywords:
         return 1.0
@@ -72,7 +76,8 @@ def relevance(question: str, answer: str) -> float:
 
 
 def js_length(text: str) -> int:
-    """``String.length`` in JavaScript (UTF-16 units), so seed thresholds mean the same here."""
+    """``String.length`` in JavaScript (UTF-16 units), so thresholds written for the upstream
+    suite mean the same here."""
     return len(text.encode("utf-16-le")) // 2
 
 
@@ -195,15 +200,15 @@ def _expect_checks(
         primed = run.primer.get(provider)
         before = primed.result if primed is not None else None
         actual_same = {
-            "sameUrl": before is not None and before.url == result.url,
-            "newAnswer": before is not None and before.answer != result.answer,
+            "same_url": before is not None and before.url == result.url,
+            "new_answer": before is not None and before.answer != result.answer,
         }
         checks.append(
             Check(
                 "expect.sameConversation",
                 all(actual_same.values()),
                 actual_same,
-                {"sameUrl": True, "newAnswer": True},
+                {"same_url": True, "new_answer": True},
                 provider,
             )
         )

@@ -20,7 +20,8 @@ __all__ = [
     "step_spans",
 ]
 
-# The steps a person reads in a report (Allure steps, seed §3.1/§4.1), from progress phases.
+# The steps a person reads in a report (Allure steps, docs/flows.md#ask-steps), from progress
+# phases.
 _STEP_OF_PHASE = {
     "connect": "connect",
     "input": "input",
@@ -57,7 +58,7 @@ class Span(NamedTuple):
     start_s: float
     duration_ms: float
     attempt: int
-    """1, or 2 and 3 for the retries of a stuck Gemini (seed §9.2)."""
+    """1, or 2 and 3 for the retries of a stuck Gemini (docs/flows.md#retries)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,8 @@ class FakeEvidence:
     """Fake mode only: what the fake site itself saw, to compare with what bridge returned."""
 
     received: bool
-    """The site received exactly the question (seed §13 problem 2: input not reflected)."""
+    """The site received exactly the question (docs/flows.md#known-problem-2: input not
+    reflected)."""
     sent_answer: str | None
     """The markdown the site answered this question with."""
 
@@ -105,8 +107,8 @@ class ScenarioOutcome:
         return {
             "question": self.question,
             "mode": "live" if self.live else "fake",
-            "startedAt": self.started_at,
-            "durationMs": round(self.duration_ms, 1),
+            "started_at": self.started_at,
+            "duration_ms": round(self.duration_ms, 1),
             "providers": {p: _provider_dict(o, preview_chars) for p, o in self.providers.items()},
             "primer": {p: _provider_dict(o, 120) for p, o in self.primer.items()},
         }
@@ -117,8 +119,8 @@ def _provider_dict(outcome: ProviderOutcome, preview_chars: int) -> dict[str, An
     if outcome.result is not None:
         result = outcome.result
         out.update(
-            answerPreview=result.answer[:preview_chars],
-            answerLength=len(result.answer),
+            answer_preview=result.answer[:preview_chars],
+            answer_length=len(result.answer),
             url=result.url,
             timings=result.timings.to_dict(),
             used=result.used.to_dict(),
@@ -134,8 +136,8 @@ def _provider_dict(outcome: ProviderOutcome, preview_chars: int) -> dict[str, An
 def _span_dict(span: Span) -> dict[str, Any]:
     out: dict[str, Any] = {
         "step": span.step,
-        "startS": round(span.start_s, 3),
-        "durationMs": round(span.duration_ms, 1),
+        "start_s": round(span.start_s, 3),
+        "duration_ms": round(span.duration_ms, 1),
     }
     if span.attempt > 1:
         out["attempt"] = span.attempt

@@ -24,7 +24,7 @@ from bridge.scenarios.outcome import ScenarioOutcome
 
 __all__ = ["REPORT_FORMAT", "RunReport", "reserve_report_path", "scenario_record", "summarize"]
 
-REPORT_FORMAT = 1
+REPORT_FORMAT = 2  # 2: snake_case keys (bridge.results explains the rule)
 _OUTCOMES = ("passed", "failed", "skipped", "error")
 
 
@@ -67,7 +67,7 @@ def scenario_record(
         "provider": scenario.provider,
         "tags": list(scenario.tags),
         "outcome": outcome,
-        "durationMs": round(duration_s * 1000, 1),
+        "duration_ms": round(duration_s * 1000, 1),
         "checks": [c.to_dict() for c in checks],
     }
     if result is not None:
@@ -88,7 +88,7 @@ def summarize(records: Iterable[dict[str, Any]], planned: int | None = None) -> 
     summary: dict[str, Any] = {"total": total, **counts}
     if planned is not None:
         summary["planned"] = planned
-        summary["notRun"] = max(0, planned - total)
+        summary["not_run"] = max(0, planned - total)
     return summary
 
 
@@ -123,8 +123,8 @@ class RunReport:
         return {
             "format": REPORT_FORMAT,
             "status": self.status,
-            "startedAt": self.started_at,
-            "finishedAt": self.finished_at,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
             **self.meta,
             "summary": summarize(self._records.values(), self.planned),
             "results": self.records,

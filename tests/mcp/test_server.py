@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any
 
 import pytest
@@ -53,7 +55,7 @@ async def test_ask_tool_returns_the_answer_and_its_details(
     data: dict[str, Any] = result.structured_content or {}
     assert data["answer"] == text
     assert data["url"].startswith("https://")
-    assert set(data["timings"]) >= {"connectMs", "waitResponseMs", "totalMs"}
+    assert set(data["timings"]) >= {"connect_ms", "wait_response_ms", "total_ms"}
     assert data["used"]["send_method"] == "js_click"
 
 
@@ -135,3 +137,29 @@ async def test_unknown_target_is_a_clear_error(bridge: Bridge) -> None:
     async with _client(bridge) as client:
         result = await client.call_tool("get_page_dom", {"target": "bing"})
     assert result.is_error and "'chatgpt', 'gemini' or a tab id" in result.content[0].text  # type: ignore[union-attr]
+
+
+async def test_diagnosis_tools_answer_while_an_ask_runs(bridge: Bridge, fakes: FakeSites) -> None:
+    """A snapshot or a DOM read during a long answer looks at the asking tab at once,
+    instead of queueing behind the ask (which may take minutes)."""
+    fakes.chatgpt.queue(Behaviour(thinking_ms=120_000))  # thinks for two minutes
+    question = "Design a shortest path algorithm for a weighted graph."
+    async with _client(bridge) as client:
+        asking = asyncio.ensure_future(
+            client.call_tool("ask_chatgpt_web", {"question": question, "new_chat": True})
+        )
+        try:
+            await fakes.chatgpt.wait_for_record_async(lambda r: r.text == question, 30)
+            async with asyncio.timeout(20):  # generous; far below the two-minute answer
+                snapshot = await client.call_tool("take_cdp_snapshot", {"target": "chatgpt"})
+                dom = await client.call_tool(
+                    "get_page_dom", {"target": "chatgpt", "selector": "[data-message-author-role]"}
+                )
+            assert not asking.done()
+            assert not snapshot.is_error and not dom.is_error
+            assert "url: https://chatgpt.com/" in snapshot.content[0].text  # type: ignore[union-attr]
+            assert (dom.structured_content or {})["total"] >= 1  # the question's turn is there
+        finally:
+            asking.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asking

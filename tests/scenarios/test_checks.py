@@ -209,7 +209,10 @@ def test_expectations_about_how_the_answer_was_obtained() -> None:
     )
     assert checks["expect.codeBlock[chatgpt]"].passed
     assert checks["expect.completion[chatgpt]"].passed
-    assert checks["expect.sameConversation[chatgpt]"].actual == {"sameUrl": True, "newAnswer": True}
+    assert checks["expect.sameConversation[chatgpt]"].actual == {
+        "same_url": True,
+        "new_answer": True,
+    }
     stale = run(answered(answer="Earlier answer.", tab="session"), chatgpt=primer)
     assert not by_label(evaluate(scenario, stale))["expect.sameConversation[chatgpt]"].passed
 

@@ -338,7 +338,7 @@ def test_the_report_holds_each_outcome_with_checks_timings_answer_and_summary(
     result.assert_outcomes(passed=1, failed=1, skipped=1)
     report = only_report(project)
     result.stdout.fnmatch_lines(["bridge scenarios: report */reports/*.json"])
-    assert report["format"] == 1 and report["status"] == "finished" and report["mode"] == "fake"
+    assert report["format"] == 2 and report["status"] == "finished" and report["mode"] == "fake"
     assert report["summary"] == {
         "total": 3,
         "passed": 1,
@@ -346,7 +346,7 @@ def test_the_report_holds_each_outcome_with_checks_timings_answer_and_summary(
         "skipped": 1,
         "error": 0,
         "planned": 3,
-        "notRun": 0,
+        "not_run": 0,
     }
     records = by_id(report)
     passed = records["passes"]
@@ -354,21 +354,21 @@ def test_the_report_holds_each_outcome_with_checks_timings_answer_and_summary(
     assert passed["file"] == "scenarios/report.json"
     assert passed["question"].startswith("How do I read files asynchronously in Python? ID:")
     chatgpt = passed["providers"]["chatgpt"]
-    assert chatgpt["answerPreview"].startswith("Here is an answer about")
+    assert chatgpt["answer_preview"].startswith("Here is an answer about")
     assert set(chatgpt["timings"]) == {
-        "connectMs",
-        "waitInputMs",
-        "inputMs",
-        "sendMs",
-        "waitResponseMs",
-        "totalMs",
+        "connect_ms",
+        "wait_input_ms",
+        "input_ms",
+        "send_ms",
+        "wait_response_ms",
+        "total_ms",
     }
     assert [s["step"] for s in chatgpt["steps"]] == ["connect", "input", "send", "wait", "extract"]
     assert passed["checks"][0] == {
         "name": "minAnswerLength",
         "provider": "chatgpt",
         "passed": True,
-        "actual": chatgpt["answerLength"],
+        "actual": chatgpt["answer_length"],
         "expected": ">= 20",
     }
     failed = records["fails"]
@@ -392,7 +392,7 @@ def test_an_interrupted_run_leaves_a_valid_report_of_what_finished(
     report = only_report(project)
     assert report["status"] == "interrupted"
     assert [r["id"] for r in report["results"]] == ["first"]
-    assert report["summary"]["planned"] == 3 and report["summary"]["notRun"] == 2
+    assert report["summary"]["planned"] == 3 and report["summary"]["not_run"] == 2
 
 
 def test_under_xdist_one_report_holds_every_worker_s_results(project: pytest.Pytester) -> None:

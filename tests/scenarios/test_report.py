@@ -31,13 +31,13 @@ def test_the_file_is_whole_after_every_scenario_and_says_how_the_run_ended(
     report.add(entry("a.json::one", "passed"))
     on_disk = json.loads(path.read_text())
     assert [r["id"] for r in on_disk["results"]] == ["one"]
-    assert on_disk["summary"]["notRun"] == 2
+    assert on_disk["summary"]["not_run"] == 2
     report.add(entry("a.json::two", "failed"))
     report.add(entry("a.json::two", "error"))  # a teardown error replaces the entry
     report.finish("interrupted")
     final = json.loads(path.read_text())
-    assert final["status"] == "interrupted" and final["finishedAt"]
-    assert final["mode"] == "fake" and final["format"] == 1
+    assert final["status"] == "interrupted" and final["finished_at"]
+    assert final["mode"] == "fake" and final["format"] == 2
     assert final["summary"] == {
         "total": 2,
         "passed": 1,
@@ -45,7 +45,7 @@ def test_the_file_is_whole_after_every_scenario_and_says_how_the_run_ended(
         "skipped": 0,
         "error": 1,
         "planned": 3,
-        "notRun": 1,
+        "not_run": 1,
     }
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no temporary files left
 
