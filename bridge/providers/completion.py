@@ -1,12 +1,13 @@
 """Pure reply-completion detectors for the ChatGPT and Gemini web UIs.
 
-The seed (chrome-ai-bridge spec) polls the page once a second with fixed sleeps. Here the core is
-sans-I/O instead: a driver feeds a detector *observations* of the page (reported by a
-MutationObserver as the page changes), each stamped with ``t`` on one monotonic clock, and the
-detector answers a :class:`Verdict`: what it believes, why, and the ``next_deadline`` at which the
-verdict may change even if the page does not (the time-based conditions). The driver owns the
-clock, the sleeping and the overall timeouts (8 min response wait, 120 s text wait, seed §9.1);
-the detector owns no clock and does no I/O, so a table of observations tests it completely.
+The chrome-ai-bridge spec that bridge started from polls the page once a second with fixed
+sleeps (docs/flows.md#departures). Here the core is sans-I/O instead: a driver feeds a detector
+*observations* of the page (reported by a MutationObserver as the page changes), each stamped
+with ``t`` on one monotonic clock, and the detector answers a :class:`Verdict`: what it believes,
+why, and the ``next_deadline`` at which the verdict may change even if the page does not (the
+time-based conditions). The driver owns the clock, the sleeping and the overall timeouts (8 min
+response wait, 120 s text wait, docs/sites.md#timeouts); the detector owns no clock and does no
+I/O, so a table of observations tests it completely.
 
 Timestamps must be the time the driver *processed* an observation, so that observations and
 ``tick`` calls form one non-decreasing sequence.
@@ -37,14 +38,15 @@ class Phase(enum.Enum):
     """What a detector believes the page is doing."""
 
     WAITING = "waiting"  # sent, no new assistant turn yet
-    THINKING = "thinking"  # ChatGPT Thinking mode in progress (§3.6)
+    THINKING = "thinking"  # ChatGPT Thinking mode in progress (docs/sites.md#chatgpt-thinking)
     STREAMING = "streaming"  # the new turn exists, the answer is still being produced
     # Completion conditions hold but the answer has no rendered text: ChatGPT renders no text
-    # nodes in a background tab (§13 problem 4) and React renders late after long thinking (§3.5).
+    # nodes in a background tab (docs/sites.md#background-tab) and React renders late after long
+    # thinking (docs/sites.md#extraction-chatgpt).
     # The driver should bring the tab to the front; the detector keeps waiting for text.
     AWAITING_TEXT = "awaiting_text"
     DONE = "done"
-    STUCK = "stuck"  # Gemini stopped mid-answer or never started (§9.3)
+    STUCK = "stuck"  # Gemini stopped mid-answer or never started (docs/sites.md#gemini-stuck)
     FAILED = "failed"  # login wall, rate limit, error turn, or no new turn in time
 
     @property
@@ -65,14 +67,14 @@ class Verdict:
     # Absolute time (the observations' clock) at which the verdict may change with no new
     # observation; None means only a new observation can change it.
     next_deadline: float | None
-    # True when a fallback condition decided (or, for AWAITING_TEXT, will decide) DONE; the seed's
-    # scenarios assert `noFallback` (§10.4).
+    # True when a fallback condition decided (or, for AWAITING_TEXT, will decide) DONE; scenarios
+    # assert `noFallback` (docs/flows.md#scenario-assertions).
     used_fallback: bool
 
 
 @dataclass(frozen=True)
 class ChatGPTObservation:
-    """One snapshot of the ChatGPT page (selectors: seed §3.2, §3.6)."""
+    """One snapshot of the ChatGPT page (docs/sites.md#chatgpt, docs/sites.md#chatgpt-thinking)."""
 
     t: float
     user_count: int
@@ -94,7 +96,7 @@ class ChatGPTObservation:
 
 @dataclass(frozen=True)
 class GeminiObservation:
-    """One snapshot of the Gemini page (state fields: seed §4.3, selectors §4.2)."""
+    """One snapshot of the Gemini page (docs/sites.md#completion-gemini, docs/sites.md#gemini)."""
 
     t: float
     user_count: int
@@ -112,16 +114,17 @@ class GeminiObservation:
 
 @dataclass(frozen=True)
 class CompletionTimings:
-    """Durations in seconds; the defaults are the seed's."""
+    """Durations in seconds; the defaults are the spec's (docs/sites.md#timeouts)."""
 
-    chatgpt_fallback_s: float = 5.0  # §3.3 condition 3
-    chatgpt_thinking_fallback_s: float = 10.0  # §3.3 condition 4
-    # §4.3 condition 3: "textStableCount >= 5" at 1 s polling = text unchanged for 5 s.
+    chatgpt_fallback_s: float = 5.0  # docs/sites.md#completion-chatgpt condition 3
+    chatgpt_thinking_fallback_s: float = 10.0  # docs/sites.md#completion-chatgpt condition 4
+    # docs/sites.md#completion-gemini condition 3: the spec's "textStableCount >= 5" at 1 s
+    # polling = text unchanged for 5 s.
     gemini_text_stable_s: float = 5.0
-    gemini_fallback_s: float = 10.0  # §4.3 FB
-    gemini_stuck_s: float = 30.0  # §9.3: stop button stays with no text progress -> STUCK
-    gemini_no_response_s: float = 30.0  # §9.1 "new response DOM addition" -> STUCK
-    new_turn_s: float = 30.0  # §9.1 "new response DOM addition" for ChatGPT -> FAILED
+    gemini_fallback_s: float = 10.0  # docs/sites.md#completion-gemini condition 4 (FB)
+    gemini_stuck_s: float = 30.0  # docs/sites.md#gemini-stuck: stop stays, no text progress
+    gemini_no_response_s: float = 30.0  # docs/sites.md#timeouts: no new response -> STUCK
+    new_turn_s: float = 30.0  # docs/sites.md#timeouts: no new ChatGPT turn -> FAILED
 
     def __post_init__(self) -> None:
         for field in fields(self):
@@ -148,7 +151,7 @@ _Obs = TypeVar("_Obs", ChatGPTObservation, GeminiObservation)
 
 
 def _failure(obs: ChatGPTObservation | GeminiObservation) -> str | None:
-    # These mean no answer is coming however long we wait (§13 problem 5: login required).
+    # These mean no answer is coming however long we wait (docs/flows.md#known-problem-5).
     if obs.login_wall:
         return "login_wall"
     if obs.rate_limited:
@@ -171,8 +174,9 @@ def _decide(
             continue
         if text_len > 0:
             return Verdict(Phase.DONE, condition.reason, None, condition.fallback)
-        # §3.5 / §13 problem 4: "done" with no rendered text is not an answer yet. A pending
-        # higher-priority condition may still take over the reason while we wait for text.
+        # "Done" with no rendered text is not an answer yet (docs/sites.md#extraction-chatgpt,
+        # docs/sites.md#background-tab). A pending higher-priority condition may still take over
+        # the reason while we wait for text.
         return Verdict(
             Phase.AWAITING_TEXT, condition.reason, min(deadlines, default=None), condition.fallback
         )
@@ -206,7 +210,8 @@ class _Detector(Generic[_Obs]):
 
     @property
     def saw_stop_button(self) -> bool:
-        """Whether any observation showed the stop button (the seed's `sawStopButton`, §7)."""
+        """Whether any observation showed the stop button (the spec's `sawStopButton`,
+        docs/flows.md#completion)."""
         return self._saw_stop
 
     def observe(self, obs: _Obs) -> Verdict:
@@ -251,7 +256,8 @@ class _Detector(Generic[_Obs]):
 
 
 class ChatGPTCompletion(_Detector[ChatGPTObservation]):
-    """Decides when ChatGPT has finished answering (seed §3.3, §3.5, §3.6)."""
+    """Decides when ChatGPT has finished answering (docs/sites.md#completion-chatgpt,
+    docs/sites.md#extraction-chatgpt, docs/sites.md#chatgpt-thinking)."""
 
     def __init__(
         self,
@@ -269,7 +275,8 @@ class ChatGPTCompletion(_Detector[ChatGPTObservation]):
 
     def _evaluate(self, now: float) -> Verdict:
         timings, obs = self._timings, self._last
-        # §9.1: the new assistant turn must appear within 30 s of sending, else sending failed.
+        # docs/sites.md#timeouts: the new assistant turn must appear within 30 s of sending,
+        # else sending failed.
         no_turn_at = self._started_at + timings.new_turn_s
         if obs is None:
             if now >= no_turn_at:
@@ -278,16 +285,17 @@ class ChatGPTCompletion(_Detector[ChatGPTObservation]):
         if (failure := _failure(obs)) is not None:
             return Verdict(Phase.FAILED, failure, None, False)
 
-        # §3.6: Thinking is in progress while the skip button shows, or while the page says it is
-        # generating and no "Thinking time: Xs" marker says it finished. Nothing completes then:
-        # an early completion would capture the intermediate thinking state.
+        # docs/sites.md#chatgpt-thinking: Thinking is in progress while the skip button shows, or
+        # while the page says it is generating and no "Thinking time: Xs" marker says it finished.
+        # Nothing completes then: an early completion would capture the intermediate thinking
+        # state.
         thinking = obs.has_skip_thinking_button or (
             obs.still_generating_text and not obs.thinking_complete_marker
         )
         thinking_reason = (
             "skip_thinking_button" if obs.has_skip_thinking_button else "still_generating"
         )
-        # §3.1 step 6 / §3.3 "Important": only a turn beyond the count taken before sending can be
+        # docs/flows.md#initial-count: only a turn beyond the count taken before sending can be
         # our answer; an existing conversation's last answer must never complete the wait.
         if obs.assistant_count <= self._initial:
             if now >= no_turn_at:
@@ -299,31 +307,33 @@ class ChatGPTCompletion(_Detector[ChatGPTObservation]):
             return Verdict(Phase.THINKING, thinking_reason, None, False)
 
         stop_gone = not obs.has_stop_button
-        # §3.3 condition 4 (the Thinking-mode fallback) does not require the stop button to be
-        # gone, since it exists for a stop button that never goes away. Taken literally it would cut
-        # off any answer that streams for more than 10 s, so when the stop button is still
-        # present we also require the answer's text to have stopped changing for that long.
+        # docs/sites.md#completion-chatgpt condition 4 (the Thinking-mode fallback) does not
+        # require the stop button to be gone, since it exists for a stop button that never goes
+        # away. Taken literally it would cut off any answer that streams for more than 10 s, so
+        # when the stop button is still present we also require the answer's text to have stopped
+        # changing for that long.
         thinking_fallback_at = self._started_at + timings.chatgpt_thinking_fallback_s
         if obs.has_stop_button:
             stable_at = self._text_changed_at + timings.chatgpt_thinking_fallback_s
             thinking_fallback_at = max(thinking_fallback_at, stable_at)
         conditions = [
-            # §3.3 condition 1: the composer is back (stop button replaced by an enabled send).
+            # Condition 1 (docs/sites.md#completion-chatgpt): the composer is back (stop button
+            # replaced by an enabled send).
             _Condition(
                 "stop_gone_send_enabled",
                 stop_gone and obs.send_button_present and obs.send_button_enabled,
             ),
-            # §3.3 condition 2: ChatGPT shows a voice button instead of send when the input is
+            # Condition 2: ChatGPT shows a voice button instead of send when the input is
             # empty, so "stop seen then gone, input empty" is the usual way a reply ends.
             _Condition("stop_seen_then_gone", stop_gone and self._saw_stop and obs.input_empty),
-            # §3.3 condition 3: the stop button may never have been observed (fast replies).
+            # Condition 3: the stop button may never have been observed (fast replies).
             _Condition(
                 "fallback_5s",
                 stop_gone and obs.input_empty,
                 self._started_at + timings.chatgpt_fallback_s,
                 fallback=True,
             ),
-            # §3.3 condition 4 (see above).
+            # Condition 4 (see above).
             _Condition(
                 "fallback_thinking_10s", obs.input_empty, thinking_fallback_at, fallback=True
             ),
@@ -332,7 +342,8 @@ class ChatGPTCompletion(_Detector[ChatGPTObservation]):
 
 
 class GeminiCompletion(_Detector[GeminiObservation]):
-    """Decides when Gemini has finished answering, or is stuck (seed §4.3, §9.1, §9.3)."""
+    """Decides when Gemini has finished answering, or is stuck (docs/sites.md#completion-gemini,
+    docs/sites.md#timeouts, docs/sites.md#gemini-stuck)."""
 
     def __init__(
         self,
@@ -351,8 +362,8 @@ class GeminiCompletion(_Detector[GeminiObservation]):
         return (obs.model_response_count, obs.last_response_text_len)
 
     def _absorb(self, obs: GeminiObservation) -> None:
-        # §9.3 measures how long the stop button has *continuously* stayed; it restarts each
-        # time the button reappears.
+        # The stuck check (docs/sites.md#gemini-stuck) measures how long the stop button has
+        # *continuously* stayed; it restarts each time the button reappears.
         if not obs.has_stop_button:
             self._stop_since = None
         elif self._stop_since is None:
@@ -360,7 +371,8 @@ class GeminiCompletion(_Detector[GeminiObservation]):
 
     def _evaluate(self, now: float) -> Verdict:
         timings, obs = self._timings, self._last
-        # §9.1 "new response DOM addition" (30 s), §9.3 GEMINI_STUCK_NO_RESPONSE.
+        # A new response within 30 s (docs/sites.md#timeouts), else stuck_no_response
+        # (docs/sites.md#gemini-stuck).
         no_response_at = self._started_at + timings.gemini_no_response_s
         if obs is None:
             if now >= no_response_at:
@@ -371,15 +383,16 @@ class GeminiCompletion(_Detector[GeminiObservation]):
 
         deadlines: list[float] = []
         if obs.has_stop_button and self._stop_since is not None:
-            # §9.3 GEMINI_STUCK_STOP_BUTTON: the stop button stays while the text makes no
-            # progress (a hung previous session keeps it up too). Measured from the later of the
-            # last text change and the button's appearance, so a slow start is not "stuck".
+            # stuck_stop_button (docs/sites.md#gemini-stuck): the stop button stays while the
+            # text makes no progress (a hung previous session keeps it up too). Measured from the
+            # later of the last text change and the button's appearance, so a slow start is not
+            # "stuck".
             stuck_at = max(self._text_changed_at, self._stop_since) + timings.gemini_stuck_s
             if now >= stuck_at:
                 return Verdict(Phase.STUCK, "stuck_stop_button", None, False)
             deadlines.append(stuck_at)
 
-        # §4.1 step 7 / §4.3 "Important": only a response beyond the count taken before sending
+        # docs/flows.md#initial-count: only a response beyond the count taken before sending
         # can be ours; an existing conversation's last response must never complete the wait.
         if obs.model_response_count <= self._initial:
             if now >= no_response_at:
@@ -387,8 +400,9 @@ class GeminiCompletion(_Detector[GeminiObservation]):
             deadlines.append(no_response_at)
             return Verdict(Phase.WAITING, "awaiting_new_response", min(deadlines), False)
 
-        # §4.3 conditions in priority order. 0-2 need the stop button to have been seen and gone
-        # (generation started and ended); 3 and FB are the fallbacks when it never was seen.
+        # docs/sites.md#completion-gemini conditions in priority order. 0-2 need the stop button
+        # to have been seen and gone (generation started and ended); 3 and FB are the fallbacks
+        # when it never was seen.
         ended = self._saw_stop and not obs.has_stop_button
         conditions = [
             _Condition("feedback_icons", ended and obs.has_feedback_buttons),  # ★★★ condition 0
@@ -423,7 +437,8 @@ _JUST_OK = re.compile(r"ok", re.IGNORECASE | re.ASCII)  # JS /i: no Kelvin sign 
 
 
 def is_suspicious_answer(answer: str, question: str) -> bool:
-    """Seed §10.5 `isSuspiciousAnswer`, ported exactly: True when the answer looks like no answer.
+    """The spec's `isSuspiciousAnswer` (docs/flows.md#suspicious-answer), ported exactly: True
+    when the answer looks like no answer.
 
     Empty answers, an answer without digits to a question with digits, and a bare "ok" are
     suspicious; anything goes when the question itself is exactly "OK".

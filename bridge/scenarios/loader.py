@@ -42,7 +42,7 @@ _RESERVED_TAGS = frozenset(
     {"and", "or", "not", "True", "False", "None", "skip", "skipif", "xfail", "parametrize"}
     | {"usefixtures", "filterwarnings", "asyncio", "tryfirst", "trylast"}
 )
-# Seed 000 §10.6: questions that AI sites treat as bot traffic.
+# Questions that AI sites treat as bot traffic (docs/flows.md#forbidden-questions).
 _FORBIDDEN_QUESTIONS = frozenset(
     {"hello", "ok", "what's 1+1", "whats 1+1", "what is 1+1", "1+1", "connection test"}
 )

@@ -1,7 +1,7 @@
 """The typed scenario: what a scenario file says, after loading. Pure data and templates.
 
-The format is seed 000 §10's ``test-scenarios.json`` (``loader.py`` reads it), so the seed's own
-file loads unchanged::
+The format is upstream chrome-ai-bridge's ``test-scenarios.json`` (docs/flows.md#scenario-format;
+``loader.py`` reads it), so upstream's own file loads unchanged::
 
     {"version": "1.0.0", "scenarios": [{"id": "chatgpt-new-chat", "name": "...",
       "provider": "chatgpt", "tags": ["smoke", "chatgpt"],
@@ -9,7 +9,7 @@ file loads unchanged::
       "setup": {"instruction": "...", "requireExistingTab": true},
       "assertions": {"minAnswerLength": 20, "relevanceThreshold": 0.2}}]}
 
-Everything beyond the seed is optional: ``description``, ``expect`` (what the outcome must
+Everything beyond the base format is optional: ``description``, ``expect`` (what the outcome must
 be: a typed error, the tab reused, ...), ``ask`` (skipThinking, timeoutMs), ``setup.primer``
 and ``setup.extensionConnected``, ``fakeOnly``/``liveOnly`` (a reason), and ``fake``: how
 the fake sites behave, in their own Python names, plus fake-only ``expect``/``assertions``.
@@ -65,7 +65,8 @@ VARIABLE = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 
 @dataclass(frozen=True)
 class Assertions:
-    """Seed §10.4. ``None``/``False`` means "not checked", as in the seed's runner."""
+    """docs/flows.md#scenario-assertions. ``None``/``False`` means "not checked", as in the
+    upstream suite's runner."""
 
     both_must_succeed: bool = False
     min_answer_length: int | None = None
@@ -86,7 +87,7 @@ class Assertions:
 
 @dataclass(frozen=True)
 class Expect:
-    """What the outcome must be, beyond the seed's quality assertions; ``None`` = unchecked."""
+    """What the outcome must be, beyond the quality assertions; ``None`` = unchecked."""
 
     errors: Mapping[Provider, str] = field(default_factory=dict)
     """Provider -> the typed error code its ask must end with (others must answer)."""
@@ -130,13 +131,14 @@ class FakeSetup:
 @dataclass(frozen=True)
 class Setup:
     instruction: str | None = None
-    """Shown to a person running live (the seed prints it before the scenario)."""
+    """Shown to a person running live (the upstream suite prints it before the scenario)."""
     require_existing_tab: bool = False
     """Ask in an existing chat: a primer question opens it first, in both modes."""
     primer: str | None = None
-    """The primer question's template (a §10.6-style default when absent)."""
+    """The primer question's template (a default following docs/flows.md#forbidden-questions
+    when absent)."""
     extension_connected: bool = True
-    """False: ask through a relay no extension can reach (§13 problem 6)."""
+    """False: ask through a relay no extension can reach (docs/flows.md#known-problem-6)."""
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,8 @@ def error_codes() -> frozenset[str]:
 
 
 def template_variables(now: datetime, scenario_id: str) -> dict[str, str]:
-    """``{{timestamp}}`` as the seed makes it (``Date.now().toString(36)``), and friends."""
+    """``{{timestamp}}`` as the upstream suite makes it (``Date.now().toString(36)``), and friends
+    (docs/flows.md#scenario-format)."""
     millis = int(now.timestamp() * 1000)
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     out = ""

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_PRIMER", "FakeSitesLike", "run_scenario"]
 
-# A seed §10.6-style question that opens the chat an "existing chat" scenario then asks in.
+# A question following docs/flows.md#forbidden-questions that opens the chat an "existing chat"
+# scenario then asks in.
 DEFAULT_PRIMER = "Explain Python list comprehensions in one sentence. ID:{{timestamp}}"
 # With no extension able to reach the relay, the ask's wait for one is the whole scenario.
 _UNCONNECTED_WAIT_S = 1.0
@@ -138,7 +139,7 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
         mark = StepMark.of(progress, time.monotonic() - asked_at)
         outcome.providers[progress.provider].steps.append(mark)
 
-    # A fresh chat per scenario, as the seed's suite clears sessions between scenarios;
+    # A fresh chat per scenario, as the upstream suite clears sessions between scenarios;
     # an existing-chat scenario asks in the chat its primer just opened.
     new_chat = not scenario.setup.require_existing_tab
     timeout = None if scenario.ask.timeout_ms is None else scenario.ask.timeout_ms / 1000
@@ -187,7 +188,7 @@ async def _unreachable_bridge() -> AsyncIterator[Bridge]:
     """A facade over a relay on a port outside the extension's discovery range.
 
     No extension ever finds it, in fake or live mode, and nothing of the person's Chrome is
-    touched: exactly the state of seed §13 problem 6 as the facade sees it.
+    touched: exactly the state of docs/flows.md#known-problem-6 as the facade sees it.
     """
     relay = Relay(port=_free_port_outside(PORT_RANGE), name="bridge-scenario-unconnected")
     await relay.start()

@@ -23,7 +23,8 @@ NewTab = Callable[..., Awaitable[CdpSession]]
 CHATGPT = "https://chatgpt.com/"
 GEMINI = "https://gemini.google.com/app"
 
-# The search of seed 000 §5.3: every match, in the document and in every shadow root under it.
+# The search of docs/sites.md#gemini-shadow-dom: every match, in the document and in every
+# shadow root under it.
 DEEP = """
 const deepAll = (selector) => {
   const found = [];
@@ -135,7 +136,7 @@ async def open_chatgpt(new_tab: NewTab, url: str = CHATGPT, active: bool = True)
 
 
 async def type_question(tab: CdpSession, text: str) -> None:
-    """Phase 2 of seed 000 §5.1: focus, then CDP Input.insertText."""
+    """Phase 2 of docs/sites.md#input-fallbacks: focus, then CDP Input.insertText."""
     await js(tab, f"{CHATGPT_INPUT}.focus()")
     await tab.send("Input.insertText", {"text": text})
 
@@ -523,7 +524,8 @@ GEMINI_SEND = "(deep('mat-icon[data-mat-icon-name=\"send\"]')?.closest('button')
 GEMINI_STOP = "(deep('mat-icon[data-mat-icon-name=\"stop\"]')?.closest('button') ?? null)"
 THUMBS = 'deepAll(\'img[alt="thumb_up"], img[alt="thumb_down"]\').length'
 
-# Seed 000 §4.4: from the feedback icon up to the response container, then its text blocks.
+# docs/sites.md#extraction-gemini: from the feedback icon up to the response container, then
+# its text blocks.
 EXTRACT_GEMINI = """
 (() => {
   const icon = deepAll('img[alt="thumb_up"]').pop();

@@ -1,7 +1,7 @@
 """Tables of page-observation sequences, and properties, for the pure completion detectors.
 
-Times are simulated seconds: nothing here sleeps. `started_at` is 0 and the timings are the seed's
-defaults unless a row says otherwise.
+Times are simulated seconds: nothing here sleeps. `started_at` is 0 and the timings are the
+defaults (docs/sites.md#timeouts) unless a row says otherwise.
 """
 
 from __future__ import annotations

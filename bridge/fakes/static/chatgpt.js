@@ -1,6 +1,7 @@
 // @ts-check
-// The fake chatgpt.com page: the DOM bridge's ChatGPT driver works against (seed 000 §3, §5,
-// §6, §13), fed by the server-sent event stream of /backend-api/conversation.
+// The fake chatgpt.com page: the DOM bridge's ChatGPT driver works against (docs/sites.md#chatgpt,
+// docs/sites.md#input-fallbacks, docs/sites.md#send-fallbacks, docs/flows.md#known-problems), fed
+// by the server-sent event stream of /backend-api/conversation.
 'use strict';
 
 (() => {
@@ -78,7 +79,7 @@
   /** @type {Generation|null} */
   let generation = null;
 
-  // ---- the background-tab quirk (seed 000 §13 problem 4) ---------------------------------------
+  // ---- the background-tab quirk (docs/sites.md#background-tab) ---------------------------------
   // Measured in headless Chromium 156: a tab that is not the active one reports
   // document.hidden === true and visibilityState 'hidden', and gets no animation frames.
   // Emulation.setFocusEmulationEnabled(true) makes it report 'visible' (firing visibilitychange,
@@ -127,7 +128,7 @@
    * (typing, Input.insertText, IME, execCommand), which arrive as trusted input events. A
    * script writing innerHTML/textContent, or dispatching its own input event, changes the DOM
    * but not the state, so the send button stays disabled and sending would send nothing:
-   * seed 000 §13 problem 2, "input not reflected".
+   * docs/flows.md#known-problem-2, "input not reflected".
    * @param {(text: string) => void} onChange @param {() => void} onEnter @returns {Input}
    */
   function proseMirrorInput(onChange, onEnter) {

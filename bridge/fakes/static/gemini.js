@@ -1,7 +1,9 @@
 // @ts-check
-// The fake gemini.google.com page (seed 000 §4, §5.2–§5.4, §9.3). It is built from custom
-// elements with open shadow roots, so document.querySelector sees none of the turns, the input
-// or the buttons: only a search that descends into shadow roots (collectDeep) finds them.
+// The fake gemini.google.com page (docs/sites.md#gemini, docs/sites.md#input-fallbacks,
+// docs/sites.md#language-independent-selectors, docs/sites.md#gemini-stuck). It is built from
+// custom elements with open shadow roots (docs/sites.md#gemini-shadow-dom), so
+// document.querySelector sees none of the turns, the input or the buttons: only a search that
+// descends into shadow roots (collectDeep) finds them.
 'use strict';
 
 (() => {
@@ -65,7 +67,10 @@
     .conversation-container { margin: 0 0 16px; }
   `;
 
-  /** Custom elements with an open shadow root, as collectDeep (seed 000 §5.3) expects. */
+  /**
+   * Custom elements with an open shadow root, as collectDeep expects
+   * (docs/sites.md#gemini-shadow-dom).
+   */
   class ShadowHost extends HTMLElement {
     constructor() {
       super();
@@ -132,8 +137,9 @@
   }
 
   /**
-   * A model-response laid out as seed 000 §4.4 extracts it: img[alt="thumb_up"] → its button →
-   * the footer → the response container, which also holds the answer's markdown.
+   * A model-response laid out as docs/sites.md#extraction-gemini extracts it:
+   * img[alt="thumb_up"] → its button → the footer → the response container, which also holds
+   * the answer's markdown.
    * @param {HTMLElement} exchange
    */
   function addResponse(exchange) {
@@ -166,7 +172,7 @@
 
   /**
    * Quill owns Gemini's editor but reads the DOM back through a MutationObserver, so any change
-   * counts, including a script setting innerText (seed 000 §5.2 phase 1).
+   * counts, including a script setting innerText (docs/sites.md#input-fallbacks, phase 1).
    */
   function renderComposer() {
     const editor = el('div', {
@@ -232,7 +238,7 @@
   }
 
   function stop() {
-    // The stuck state (seed 000 §9.3): the UI has hung, so Stop does nothing.
+    // The stuck state (docs/sites.md#gemini-stuck): the UI has hung, so Stop does nothing.
     if (!generation || generation.stuck) return;
     generation.stopped = true;
     generation.abort.abort();
