@@ -177,9 +177,15 @@ class Browser:
             if session is not None:
                 session.dispatch(p["method"], p.get("params") or {}, p.get("sessionId"))
             return
+        if event.method == "tabUpdated":
+            session = self.sessions.get(p["tabId"])
+            if session is not None:
+                session.url = p.get("url", session.url)
+                session.title = p.get("title", session.title)
+            return
         error = ending_of(event)
         if error is None:
-            return  # tabUpdated: nothing to do for sessions
+            return
         tab_id = int(p["tabId"])
         self._forget(tab_id, error)
         transport.fail_pending(

@@ -88,6 +88,10 @@ class CdpSession:
         self._waits: dict[object, _EventWait] = {}
         self.ended: BridgeError | None = None
         self.default_timeout = scaled(30.0)
+        # The tab's URL and title as the extension last reported them (tabUpdated events,
+        # from attachment on): free to read, no round trip; "" until a change is reported.
+        self.url = ""
+        self.title = ""
 
     def __repr__(self) -> str:
         state = f" ended: {self.ended}" if self.ended else ""

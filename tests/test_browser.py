@@ -262,3 +262,12 @@ async def test_close_and_detach_end_the_session_with_their_own_error(setup: Any)
 def test_ending_of_is_none_for_other_events() -> None:
     assert ending_of(Event("tabUpdated", {"tabId": 1, "url": "x"})) is None
     assert ending_of(Event("cdpEvent", {"tabId": 1, "method": "x"})) is None
+
+
+async def test_tab_updates_keep_the_sessions_url_and_title(setup: Any) -> None:
+    _, transport, browser = setup
+    tab = await browser.attach(1)
+    transport.emit("tabUpdated", {"tabId": 1, "url": "https://example.test/a", "status": "loading"})
+    transport.emit("tabUpdated", {"tabId": 1, "title": "A page"})
+    transport.emit("tabUpdated", {"tabId": 2, "title": "not attached: ignored"})
+    assert (tab.url, tab.title) == ("https://example.test/a", "A page")
