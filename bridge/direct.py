@@ -8,9 +8,9 @@ worker, close a tab behind bridge's back).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
+import logging
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -20,6 +20,8 @@ from bridge.relay import MAX_FRAME
 from bridge.waiting import wait_for
 
 __all__ = ["DirectCdp"]
+
+log = logging.getLogger(__name__)
 
 
 class DirectCdp:
@@ -42,8 +44,12 @@ class DirectCdp:
             await self._ws.close()
         if self._reader is not None:
             self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
+            try:
                 await self._reader
+            except asyncio.CancelledError:
+                pass  # what we asked for
+            except Exception as exc:  # its output is only diagnostics; say why it ended
+                log.debug("reader ended with %r", exc)
 
     async def _read(self) -> None:
         assert self._ws is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import shutil
@@ -35,6 +36,8 @@ __all__ = [
     "find_browser",
 ]
 
+log = logging.getLogger(__name__)
+
 _CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 
 
@@ -44,6 +47,9 @@ def _die_with_parent() -> None:
         import ctypes
 
         pr_set_pdeathsig = 1
+        # Not glibc (e.g. musl): the browser then outlives a bridge killed by SIGKILL, and
+        # the next launch's sweep removes its temporary profile. This runs in the child
+        # between fork and exec, where logging is unsafe: hence a silent suppress.
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
@@ -279,8 +285,12 @@ class LaunchedBrowser:
                 os.killpg(proc.pid, signal.SIGKILL)
         if self._reader is not None:
             self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
+            try:
                 await self._reader
+            except asyncio.CancelledError:
+                pass  # what we asked for
+            except Exception as exc:  # its output is only diagnostics; say why it ended
+                log.debug("reader ended with %r", exc)
             self._reader = None
         if self._temp_profile is not None:
             self._temp_profile.cleanup()

@@ -32,7 +32,7 @@ from websockets.http11 import Request, Response
 from websockets.typing import Origin
 
 from bridge import __version__, protocol
-from bridge.errors import ExtensionNotConnected
+from bridge.errors import BridgeError, ExtensionNotConnected
 from bridge.link import ExtensionLink
 from bridge.protocol import Event, ProtocolError
 from bridge.transport import TransportListener
@@ -147,8 +147,10 @@ class Relay:
             return
         server, self._server = self._server, None
         server.close(close_connections=True)
-        with contextlib.suppress(Exception):
+        try:
             await server.wait_closed()
+        except Exception as exc:  # stopping anyway: a connection that fails to close is gone
+            log.debug("relay connections closing: %r", exc)
         for task in list(self._tasks):
             task.cancel()
         self._tasks.clear()
@@ -328,8 +330,10 @@ class Relay:
             await asyncio.wait({link.closed}, timeout=KEEPALIVE_S)
             if link.closed.done():
                 return
-            with contextlib.suppress(Exception):
+            try:
                 await link.request("ping", timeout=KEEPALIVE_S)
+            except BridgeError as exc:  # the link's own end reports a dead link to everyone
+                log.debug("keepalive ping on %r failed: %s", link, exc)
 
     def _dispatch_event(self, link: ExtensionLink, event: Event) -> None:
         if link is not self.link:

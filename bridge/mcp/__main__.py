@@ -131,13 +131,13 @@ async def serve(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    # A tool called before the extension connects fails fast, with instructions.
+    options.connect_timeout = scaled(30.0) if args.launch else scaled(3.0)
     try:
         await runtime.start()
     except (BridgeError, OSError) as exc:
         print(f"bridge: cannot start: {exc}", file=sys.stderr)
         return 1
-    # A tool called before the extension connects fails fast, with instructions.
-    runtime.browser.connect_timeout = scaled(30.0) if args.launch else scaled(3.0)
     print(
         f"bridge: relay on {runtime.relay.url}"
         + (
@@ -186,9 +186,11 @@ async def serve(args: argparse.Namespace) -> int:
         # Not awaited: the stdio transport reads stdin in a worker thread that cannot be
         # interrupted, so its cancellation would wait for input that never comes.
         serving.cancel()
-        with contextlib.suppress(Exception):
+        try:
             async with asyncio.timeout(SHUTDOWN_LIMIT_S - 1.5):
                 await runtime.stop()
+        except Exception as exc:  # shutting down anyway; the watchdog bounds what is left
+            log.warning("cleanup at shutdown failed: %r", exc)
         log.info("stopped")
         # Everything of ours is stopped. Exit now: a thread still blocked reading stdin (after a
         # signal) would otherwise hold the interpreter's shutdown until the watchdog fires.
