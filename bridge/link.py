@@ -1,7 +1,8 @@
 """One extension connection: request/reply matching and event fan-out.
 
 A link owns no policy: the relay decides which link serves which work, and
-``bridge.tabs`` turns link events into per-tab sessions. Replies are matched to their
+``bridge.browser`` turns link events into per-tab sessions. A link is a
+``bridge.transport.Transport``: the seam sessions are written against. Replies are matched to their
 futures directly in the receive loop (no task per frame) because this is the hot path of
 every CDP round trip.
 """
