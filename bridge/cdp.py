@@ -52,32 +52,34 @@ class SessionHost(Protocol):
 class _EventWait:
     """An event filter feeding a Waiter or an EventStream (one registration, one idiom)."""
 
-    __slots__ = ("method", "predicate", "session_id", "sink")
+    __slots__ = ("method", "predicate", "session_id", "sink", "transform")
 
     def __init__(
         self,
         method: str,
         predicate: Predicate | None,
         session_id: str | None,
-        sink: Waiter[Params] | EventStream[Params],
+        sink: Waiter[Params] | EventStream[Any],
+        transform: Callable[[Params], Any] | None = None,
     ) -> None:
         self.method = method
         self.predicate = predicate
         self.session_id = session_id
         self.sink = sink
+        self.transform = transform
 
     def offer(self, params: Params) -> None:
         try:
-            wanted = self.predicate is None or self.predicate(params)
-        except Exception as exc:  # a broken predicate ends the wait with its error
+            if self.predicate is not None and not self.predicate(params):
+                return
+            item = params if self.transform is None else self.transform(params)
+        except Exception as exc:  # a broken predicate or transform ends the wait with its error
             self.sink.reject(exc)
             return
-        if not wanted:
-            return
         if isinstance(self.sink, Waiter):
-            self.sink.resolve(params)
+            self.sink.resolve(item)
         else:
-            self.sink.push(params)
+            self.sink.push(item)
 
 
 class CdpSession:
@@ -179,11 +181,17 @@ class CdpSession:
         return waiter
 
     def stream(
-        self, method: str, predicate: Predicate | None = None, *, session_id: str | None = None
-    ) -> EventStream[Params]:
-        """Every ``method`` event (matching ``predicate``) from now on, until closed."""
-        events: EventStream[Params] = EventStream(f"{method} on tab {self.tab_id}", self._forget)
-        self._register(_EventWait(method, predicate, session_id, events))
+        self,
+        method: str,
+        predicate: Predicate | None = None,
+        *,
+        session_id: str | None = None,
+        transform: Callable[[Params], Any] | None = None,
+    ) -> EventStream[Any]:
+        """Every ``method`` event (matching ``predicate``) from now on, until closed; each
+        passed through ``transform`` when given (e.g. decoding a binding's payload)."""
+        events: EventStream[Any] = EventStream(f"{method} on tab {self.tab_id}", self._forget)
+        self._register(_EventWait(method, predicate, session_id, events, transform))
         return events
 
     def _register(self, wait: _EventWait) -> None:

@@ -72,40 +72,22 @@ async def watch_page(ctx: AskContext) -> AsyncIterator[Observations]:
     binding = f"__bridgeObs_{secrets.token_hex(6)}"
     await ctx.tab.send("Runtime.enable")
     await ctx.tab.send("Runtime.addBinding", {"name": binding})
-    bound = ctx.tab.stream("Runtime.bindingCalled", lambda p: p.get("name") == binding)
-    reports: Observations = EventStream(bound.what)
-    # The binding's payload is the observation as JSON; decode as it arrives.
-    unsubscribe = ctx.tab.on(
+    reports: Observations = ctx.tab.stream(
         "Runtime.bindingCalled",
-        lambda p: reports.push(json.loads(p["payload"])) if p.get("name") == binding else None,
+        lambda p: p.get("name") == binding,
+        transform=lambda p: json.loads(p["payload"]),  # the observation, as JSON
     )
     try:
         await ctx.page.call("watch", ctx.provider, binding)
-        yield _Joined(reports, bound)
+        yield reports
     finally:
-        unsubscribe()
-        bound.close()
+        reports.close()
         if ctx.tab.ended is None:
             try:
                 await ctx.page.call("unwatch", timeout=scaled(5.0))
                 await ctx.tab.send("Runtime.removeBinding", {"name": binding})
             except BridgeError as exc:  # the page went away meanwhile: nothing left to undo
                 log.debug("unwatching %s: %s", ctx.provider, exc)
-
-
-class _Joined(EventStream[dict[str, Any]]):
-    """Decoded reports, ended when the session's own stream is rejected (tab gone)."""
-
-    def __init__(self, reports: Observations, bound: EventStream[dict[str, Any]]) -> None:
-        super().__init__(reports.what)
-        self._reports = reports
-        self._bound = bound
-
-    async def next(self, timeout: float | None) -> dict[str, Any] | None:
-        item = await self._bound.next(timeout)  # raises at once when the tab ends
-        if item is None:
-            return None
-        return await self._reports.next(0)
 
 
 def feed(ctx: AskContext, detector: CompletionDetector, raw: dict[str, Any]) -> Verdict:
