@@ -280,7 +280,9 @@ def _decode_message(obj: dict[str, Any]) -> Reply | Event | ErrorNotice:
 
 
 def _error_info(err: Any) -> ErrorInfo:
-    if isinstance(err, str):  # tolerate the looser shape seed 003 uses
+    if isinstance(
+        err, str
+    ):  # tolerate the looser shape of BrowserForce-style relays (docs/protocol.md#errors)
         return ErrorInfo("error", err)
     if (
         isinstance(err, dict)

@@ -5,9 +5,10 @@ tools' structured results and ``python -m bridge ask`` JSON; ``history.jsonl`` l
 scenario run report; debug dumps; benchmark reports): keys are ``snake_case``, as in Python
 and in the MCP tools' parameters (``new_chat``), with units as suffixes (``total_ms``).
 camelCase stays only where a format is someone else's: the relay <-> extension wire
-protocol and CDP (JavaScript's names), and the scenario file format (seed 000's
-``noFallback``, ``maxTotalMs``, ...), which is an input. A check in the run report is named
-after the scenario field it checks (``"name": "maxTotalMs"``): a value, not a key.
+protocol and CDP (JavaScript's names), and the scenario file format (upstream
+chrome-ai-bridge's, docs/flows.md#scenario-format; ``noFallback``, ``maxTotalMs``, ...),
+which is an input. A check in the run report is named after the scenario field it checks
+(``"name": "maxTotalMs"``): a value, not a key.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ PROVIDERS: tuple[Provider, ...] = ("chatgpt", "gemini")
 
 @dataclass
 class Timings:
-    """Milliseconds per step (seed 000 §12.2 ChatResultWithTimings)."""
+    """Milliseconds per step (docs/flows.md#timings)."""
 
     connect_ms: float = 0.0
     wait_input_ms: float = 0.0
@@ -79,7 +80,7 @@ class AskResult:
     timings: Timings
     used: Used
     session_key: str
-    suspicious: bool = False  # seed 000 §10.5; a debug dump was written
+    suspicious: bool = False  # docs/flows.md#suspicious-answer; a debug dump was written
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -113,5 +113,6 @@ def test_every_key_of_a_scenario_report_entry_is_snake_case() -> None:
 
 @pytest.mark.parametrize("name", ["maxTotalMs", "expect.sameConversation"])
 def test_check_names_keep_the_scenario_format_s_field_names(name: str) -> None:
-    # A check is named after the scenario file's field (seed format, an input): a value, not a key.
+    # A check is named after the scenario file's field (upstream scenario format,
+    # docs/flows.md#scenario-format, an input): a value, not a key.
     assert Check(name, True, 1, 1).to_dict()["name"] == name

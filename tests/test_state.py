@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import fcntl
 import json
 import multiprocessing
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -21,7 +25,8 @@ def test_session_round_trip(tmp_path: Path) -> None:
     assert store.get_session("proj", "chatgpt") is None
 
 
-def test_layout_follows_the_seed(tmp_path: Path) -> None:
+def test_layout_follows_the_sessions_file_spec(tmp_path: Path) -> None:
+    # docs/flows.md#sessions-file: the spec's shape and camelCase keys.
     store = StateStore(tmp_path)
     store.put_session("proj", "gemini", "https://gemini.google.com/app/x", 3)
     data = json.loads((tmp_path / "sessions.json").read_text())
@@ -75,3 +80,26 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
         entry = store.get_session(name, "chatgpt")
         assert entry is not None and entry.url.endswith(f"{name}-{n - 1}")
     assert not list(tmp_path.glob(".sessions.json.*.tmp"))  # no temporary files left behind
+
+
+async def test_waiting_for_the_lock_never_blocks_the_event_loop(tmp_path: Path) -> None:
+    """Another process holding the state lock delays our write, not the event loop (which
+    carries every CDP round trip of every tab)."""
+    store = StateStore(tmp_path)
+    tmp_path.mkdir(exist_ok=True)
+    holder = os.open(tmp_path / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # a second open file description: it contends
+    # Safety valve only: a blocking implementation would stall this test's loop until the
+    # lock is released, so release it eventually whatever happens.
+    valve = threading.Timer(10, lambda: fcntl.flock(holder, fcntl.LOCK_UN))
+    valve.start()
+    try:
+        writing = asyncio.ensure_future(store.append_history_async({"outcome": "ok"}))
+        done, _ = await asyncio.wait({writing}, timeout=0.2)
+        assert not done, "the write finished while another holder had the lock"
+        fcntl.flock(holder, fcntl.LOCK_UN)
+        await asyncio.wait_for(writing, 10)
+    finally:
+        valve.cancel()
+        os.close(holder)
+    assert store.history()[-1]["outcome"] == "ok"

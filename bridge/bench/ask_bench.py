@@ -1,5 +1,6 @@
 """Asking, measured with the fakes' own timestamps: noticing, overhead, both at once,
-and the seed's 1 s polling design as the baseline (kept here only, never in the product)."""
+and the spec's 1 s polling design (docs/flows.md#departures) as the baseline (kept here
+only, never in the product)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from bridge.providers.flow import AskFlow
 from bridge.providers.specs import CompletionDetector
 from bridge.results import PROVIDERS, AskResult, Provider
 
-__all__ = ["measure_asks", "seed_polling_flow"]
+__all__ = ["measure_asks", "spec_polling_flow"]
 
 # Streams for ~0.3 s: long enough to be an answer, short enough for many runs.
 ANSWER = Behaviour(chunk_chars=24, chunk_interval_ms=15)
@@ -55,7 +56,7 @@ async def _poll_every_second(
             raise RuntimeError(f"baseline ask ended {verdict.phase}: {verdict.reason}")
 
 
-def seed_polling_flow() -> AskFlow:
+def spec_polling_flow() -> AskFlow:
     """The design bridge was specified from, as the reference its figures are measured
     against: fixed waits and 1 s polling. Kept here only, never in the product."""
     return AskFlow(
@@ -79,7 +80,7 @@ async def _one(
         bridge.browser,
         state_dir=bridge.store.root,
         session_key=bridge.session_key,
-        flow=seed_polling_flow(),
+        flow=spec_polling_flow(),
     )
     site = fakes.chatgpt if provider == "chatgpt" else fakes.gemini
     site.queue(ANSWER)
@@ -141,11 +142,11 @@ async def measure_asks(
             )
             figures.append(
                 Figure(
-                    f"{provider} {mode}: noticing vs seed 1 s polling",
+                    f"{provider} {mode}: noticing vs spec 1 s polling",
                     "ms",
                     median(notice),
                     median([s.noticing_ms for s in poll]),
-                    "seed polling",
+                    "spec polling",
                     None,
                 )
             )
@@ -155,13 +156,13 @@ async def measure_asks(
                     "ms",
                     median([s.overhead_ms for s in event]),
                     median([s.overhead_ms for s in poll]),
-                    "seed polling",
+                    "spec polling",
                     None,
                 )
             )
             raw[f"{provider} {mode}"] = {
                 "event": [s.__dict__ for s in event],
-                "seed_polling": [s.__dict__ for s in poll],
+                "spec_polling": [s.__dict__ for s in poll],
             }
     walls: list[float] = []
     for _ in range(runs):

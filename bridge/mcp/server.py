@@ -34,7 +34,11 @@ NewChat = Annotated[
 ]
 Timeout = Annotated[
     float | None,
-    Field(description="Seconds to wait for the answer (default 480, the seed's 8 minutes).", gt=0),
+    Field(
+        description="Seconds to wait for the answer (default 480: 8 minutes, "
+        "docs/sites.md#timeouts).",
+        gt=0,
+    ),
 ]
 Target = Annotated[
     str, Field(description="'chatgpt', 'gemini', or a tab id (a number) from the browser.")

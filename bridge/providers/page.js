@@ -1,7 +1,8 @@
 // Injected into chatgpt.com / gemini.google.com tabs by bridge (Runtime.evaluate), once per
 // document. It only reads the page and performs the input steps the drivers ask for; every
-// decision (completion, fallbacks, retries) is made in Python. Selectors follow seed 000
-// §3.2 (ChatGPT) and §4.2 / §5.3 / §5.4 (Gemini: shadow DOM, language-independent icons).
+// decision (completion, fallbacks, retries) is made in Python. Selectors: docs/sites.md#chatgpt
+// and docs/sites.md#gemini (shadow DOM: docs/sites.md#gemini-shadow-dom; icons:
+// docs/sites.md#language-independent-selectors).
 (() => {
   const VERSION = '__BRIDGE_PAGE_VERSION__';
   if (window.__bridgePage && window.__bridgePage.version === VERSION) return VERSION;
@@ -58,7 +59,7 @@
     return found;
   }
 
-  /** querySelectorAll across the document and every shadow root (seed 000 §5.3 collectDeep). */
+  /** querySelectorAll across the document and all shadow roots (docs/sites.md#gemini-shadow-dom). */
   function collectDeep(selector, root = document) {
     const seen = new Set();
     const out = [];
@@ -171,7 +172,7 @@
     return parts.filter((p) => p.trim()).join('\n\n').trim();
   }
 
-  // ---- ChatGPT (seed 000 §3) --------------------------------------------------------------------
+  // ---- ChatGPT (docs/sites.md#chatgpt) ---------------------------------------------------------
 
   const RATE_LIMIT = /reached (our|your|the) (limit|usage cap)|too many requests|usage cap|上限に達し/i;
   const ERROR_TEXT = /something went wrong|問題が発生/i;
@@ -248,7 +249,7 @@
         error_turn: !!chatgpt.errorTurn(),
       };
     },
-    /** Seed 000 §3.5 extraction order. */
+    /** Extraction order: docs/sites.md#extraction-chatgpt. */
     extract() {
       const turn = chatgpt.lastTurn();
       const lastA = last(chatgpt.assistants());
@@ -268,7 +269,8 @@
       }
       const main = document.querySelector('main') || document.body;
       let text = (main.innerText || '').trim();
-      // Cut at the next turn's label, but never in the first 10 characters (seed §3.5 note).
+      // Cut at the next turn's label, but never in the first 10 characters
+      // (docs/sites.md#extraction-chatgpt).
       for (const marker of ['You said:', 'あなた:', 'You:']) {
         const idx = text.lastIndexOf(marker);
         if (idx > 10) text = text.slice(idx + marker.length);
@@ -277,7 +279,7 @@
     },
   };
 
-  // ---- Gemini (seed 000 §4, §5.3, §5.4) ---------------------------------------------------------
+  // ---- Gemini (docs/sites.md#gemini, #gemini-shadow-dom, #language-independent-selectors) -------
 
   const gemini = {
     /** Conversation URLs: /app/<id> (docs/sites.md#url-patterns). */
@@ -349,7 +351,7 @@
         error_turn: !!gemini.errorTurn(),
       };
     },
-    /** Seed 000 §4.4 extraction order. */
+    /** Extraction order: docs/sites.md#extraction-gemini. */
     extract() {
       const thumb = last(collectDeep('img[alt="thumb_up"]'));
       const button = thumb ? thumb.closest('button') : null;
@@ -492,7 +494,7 @@
       });
     },
 
-    /** Resolve when the send button is enabled (seed §6: wait for it, don't click blind). */
+    /** Resolve when the send button is enabled (docs/sites.md#send-fallbacks: wait, don't click blind). */
     whenSendEnabled(p, timeoutMs) {
       return waitUntil(() => {
         const b = providers[p].sendButton();
@@ -500,7 +502,7 @@
       }, timeoutMs);
     },
 
-    /** Resolve 'gone' when no stop button shows (seed §9.3 pre-check); '' at timeoutMs. */
+    /** Resolve 'gone' when no stop button shows (docs/sites.md#gemini-stuck); '' at timeoutMs. */
     whenStopGone(p, timeoutMs) {
       return waitUntil(() => (providers[p].stopButton() ? '' : 'gone'), timeoutMs);
     },
@@ -525,7 +527,7 @@
       return true;
     },
 
-    /** Phase 1 input (seed §5.1 / §5.2): JavaScript only. */
+    /** Phase 1 input (docs/sites.md#input-fallbacks): JavaScript only. */
     setInputByScript(p, text) {
       const el = providers[p].input();
       if (!el) return false;
@@ -581,7 +583,7 @@
       return true;
     },
 
-    /** Small page summary for debug dumps (seed §9.5 debug fields). */
+    /** Small page summary for debug dumps (docs/flows.md#debug-dumps). */
     debugInfo(p) {
       const body = document.body ? document.body.innerText || '' : '';
       return {

@@ -268,8 +268,9 @@ def _check_template(obj: _Object, key: str, template: str) -> None:
     if _is_forbidden(template):
         raise obj.fail(
             key,
-            "is a question seed 000 §10.6 forbids (sites treat it as bot traffic); ask a "
-            "natural technical question, e.g. 'How do I read files asynchronously in Python?'",
+            "is a question docs/flows.md#forbidden-questions forbids (sites treat it as bot "
+            "traffic); ask a natural technical question, e.g. 'How do I read files "
+            "asynchronously in Python?'",
         )
 
 

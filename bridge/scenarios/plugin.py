@@ -48,20 +48,23 @@ SCENARIO_IDS = pytest.StashKey[dict[str, str]]()
 SCENARIO_PATHS = pytest.StashKey[tuple[Path, ...]]()
 SCENARIO_PATHS_INI = "bridge_scenario_paths"
 
-# Seed 000 §10.3's tags, plus the ones this suite adds; any other tag is registered as found.
+# The tags of docs/flows.md#scenario-tags, plus the ones this suite adds; any other tag is
+# registered as found.
 KNOWN_TAGS = {
     "scenario": "a scenario from a scenario JSON file (bridge.scenarios)",
-    "smoke": "basic operation check: new chat, parallel query, code block (seed §10.3)",
-    "regression": "checks that past problems (seed §13) have not come back",
+    "smoke": "basic operation check: new chat, parallel query, code block "
+    "(docs/flows.md#scenario-tags)",
+    "regression": "checks that past problems (docs/flows.md#known-problems) have not come back",
     "chatgpt": "asks ChatGPT",
     "gemini": "asks Gemini",
     "thinking": "ChatGPT Thinking mode",
     "parallel": "asks ChatGPT and Gemini at once",
     "code": "answers with code blocks",
     "long": "long answers",
-    "session": "reusing the recorded tab and conversation (seed §8.3, §13 problem 3)",
-    "extension": "the extension's connection to the relay (seed §13 problem 6)",
-    "japanese": "Japanese UI or questions (language-independent selectors, seed §5.4)",
+    "session": "reusing the recorded tab and conversation (docs/flows.md#session-key, "
+    "docs/flows.md#known-problem-3)",
+    "extension": "the extension's connection to the relay (docs/flows.md#known-problem-6)",
+    "japanese": "Japanese UI or questions (docs/sites.md#language-independent-selectors)",
 }
 
 
@@ -120,12 +123,13 @@ def _bridge_shaped(path: Path) -> bool:
     """Is this JSON file meant for bridge (then any mistake in it must fail loudly)?
 
     Bridge-shaped: a top-level object whose "scenarios" list holds at least one object with a
-    "provider" or "question" key, the keys every bridge scenario needs (the seed's
-    ``test-scenarios.json`` included). One such entry is enough, so a typo elsewhere in the
-    file is still reported precisely. Text that is not valid JSON counts when it shows a
-    ``"scenarios": [`` list: a half-written scenario file gets its parse error. Anything else
-    (a list, ``{"name": "x"}``, another tool's ``scenarios`` of other keys, binary data, an
-    empty scenarios list) is not bridge's and is ignored.
+    "provider" or "question" key, the keys every bridge scenario needs (upstream
+    chrome-ai-bridge's ``test-scenarios.json`` included, docs/flows.md#scenario-format). One
+    such entry is enough, so a typo elsewhere in the file is still reported precisely. Text
+    that is not valid JSON counts when it shows a ``"scenarios": [`` list: a half-written
+    scenario file gets its parse error. Anything else (a list, ``{"name": "x"}``, another
+    tool's ``scenarios`` of other keys, binary data, an empty scenarios list) is not bridge's
+    and is ignored.
     """
     try:
         text = path.read_text(encoding="utf-8")

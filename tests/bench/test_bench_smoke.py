@@ -44,7 +44,7 @@ async def test_quick_benchmark_writes_a_complete_report(tmp_path: Path) -> None:
         "MCP server peak RSS over asks",
     ):
         assert expected in names
-    assert any("noticing vs seed 1 s polling" in n for n in names)
+    assert any("noticing vs spec 1 s polling" in n for n in names)
     for figure in report["figures"]:
         assert set(figure) >= {"bridge", "reference", "ratio", "target", "met", "unit"}
     assert "figure" in out.decode() and str(reports[0].name) in out.decode()

@@ -1,6 +1,6 @@
 """Asking through the web UIs, end to end: real Chromium, the extension, the fake sites.
 
-Each test names the seed-000 behaviour it guards. The fakes answer deterministically, so
+Each test names the behaviour it guards (docs/flows.md, docs/sites.md). The fakes answer deterministically, so
 answers are compared with what the fake actually sent.
 """
 
@@ -356,7 +356,7 @@ async def test_two_processes_asking_at_once_keep_state_files_whole(
 
 
 async def test_suspicious_answer_is_flagged_and_dumped(bridge: Bridge, fakes: FakeSites) -> None:
-    # Seed §10.5: the question has digits, the answer has none.
+    # docs/flows.md#suspicious-answer: the question has digits, the answer has none.
     fakes.chatgpt.queue(Behaviour(answer="ok"))
     result = await bridge.ask("chatgpt", "What changed in Python 3.12 typing?", new_chat=True)
     assert result.answer == "ok" and result.suspicious

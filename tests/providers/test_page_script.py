@@ -1,4 +1,5 @@
-"""The in-page script (page.js): extraction order of seed §3.5 / §4.4 and markdown output.
+"""The in-page script (page.js): extraction order of docs/sites.md#extraction-chatgpt /
+docs/sites.md#extraction-gemini and markdown output.
 
 The fakes render the happy path; these pages are the shapes the fallbacks exist for.
 """
@@ -84,7 +85,7 @@ async def test_chatgpt_markdown_keeps_structure_and_drops_buttons(
         ),
     ],
 )
-async def test_chatgpt_extraction_fallbacks_in_seed_order(
+async def test_chatgpt_extraction_fallbacks_in_documented_order(
     tab: CdpSession, pages: str, html: str, method: str, text: str
 ) -> None:
     found = await _extract(tab, pages, "chatgpt", html)

@@ -1,4 +1,5 @@
-"""The scenarios this project ships: seed §10.2's nine, and one per §13 problem.
+"""The scenarios this project ships: the nine of docs/flows.md#scenario-catalogue, and one per
+docs/flows.md#known-problems entry.
 
 ``scenarios/*.json`` themselves run against the fakes as part of the suite (testpaths); this
 pins what they must contain, so a scenario is never dropped or retagged by accident.
@@ -16,8 +17,8 @@ from bridge.scenarios.model import Scenario
 
 SCENARIO_DIR = Path(__file__).resolve().parents[2] / "scenarios"
 
-# Seed 000 §10.2: id -> (provider, tags it must carry)
-SEED_SCENARIOS = {
+# docs/flows.md#scenario-catalogue: id -> (provider, tags it must carry)
+CATALOGUE_SCENARIOS = {
     "chatgpt-new-chat": ("chatgpt", {"smoke", "chatgpt"}),
     "chatgpt-existing-chat": ("chatgpt", {"regression", "chatgpt"}),
     "chatgpt-thinking-mode": ("chatgpt", {"regression", "chatgpt", "thinking"}),
@@ -45,9 +46,11 @@ def test_the_files_are_by_purpose() -> None:
     assert {"smoke", "regression", "thinking", "parallel", "code", "long"} <= names
 
 
-@pytest.mark.parametrize("scenario_id", list(SEED_SCENARIOS))
-def test_seed_scenario_exists_with_its_tags(shipped: dict[str, Scenario], scenario_id: str) -> None:
-    provider, tags = SEED_SCENARIOS[scenario_id]
+@pytest.mark.parametrize("scenario_id", list(CATALOGUE_SCENARIOS))
+def test_catalogue_scenario_exists_with_its_tags(
+    shipped: dict[str, Scenario], scenario_id: str
+) -> None:
+    provider, tags = CATALOGUE_SCENARIOS[scenario_id]
     scenario = shipped[scenario_id]
     assert scenario.provider == provider
     assert tags <= set(scenario.tags)
@@ -57,9 +60,9 @@ def test_seed_scenario_exists_with_its_tags(shipped: dict[str, Scenario], scenar
 def test_each_troubleshooting_problem_has_a_regression_scenario(
     shipped: dict[str, Scenario], problem: int
 ) -> None:
-    cites = re.compile(rf"§13 problem {problem}\b")
+    cites = re.compile(rf"flows\.md#known-problem-{problem}\b")
     guards = [s for s in shipped.values() if cites.search(s.description or "")]
-    assert guards, f"no scenario guards seed §13 problem {problem}"
+    assert guards, f"no scenario guards docs/flows.md#known-problem-{problem}"
     assert all("regression" in s.tags for s in guards)
 
 

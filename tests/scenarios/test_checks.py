@@ -1,4 +1,5 @@
-"""Scenario checks (seed §10.4/§10.5, expect, fake evidence) and the failure message."""
+"""Scenario checks (docs/flows.md#scenario-assertions, docs/flows.md#relevance-check, expect,
+fake evidence) and the failure message."""
 
 from __future__ import annotations
 
@@ -82,10 +83,10 @@ def by_label(checks: list[Check]) -> dict[str, Check]:
     return {c.label: c for c in checks}
 
 
-# -- seed §10.5 relevance -------------------------------------------------------------------
+# -- relevance (docs/flows.md#relevance-check) ------------------------------------------------
 
 
-def test_keywords_are_english_terms_and_katakana_words_like_the_seed_s() -> None:
+def test_keywords_are_english_terms_and_katakana_words_like_the_upstream_suite_s() -> None:
     assert extract_keywords("JavaScriptのconstとletの違いを1文で。ID:") == [
         "javascript",
         "const",
@@ -117,7 +118,7 @@ def test_relevance_is_a_share(question: str, answer: str) -> None:
     assert relevance(question, question) == 1.0
 
 
-def test_lengths_count_like_the_seed_s_javascript() -> None:
+def test_lengths_count_like_the_upstream_suite_s_javascript() -> None:
     assert js_length("日本") == 2
     assert js_length("𝄞") == 2  # UTF-16 surrogate pair, as String.length counts it
     assert stripped_markdown_length("# **_`-`_**\n> [x]( )") == 1

@@ -1,4 +1,6 @@
-"""Loading scenario files (loader.py into model.py): the seed's format, our optional fields, and one precise error each."""
+"""Loading scenario files (loader.py into model.py): the chrome-ai-bridge spec's
+test-scenarios.json format (docs/flows.md#scenario-format), our optional fields, and one
+precise error each."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ from bridge.providers.completion import CompletionTimings
 from bridge.scenarios.loader import ScenarioFileError, parse_scenario_file
 from bridge.scenarios.model import Assertions, Expect, render_question, template_variables
 
-# Seed 000's scripts/test-scenarios.json as published (chrome-ai-bridge), byte for byte in shape.
-SEED_FILE = """{
+# Upstream chrome-ai-bridge's scripts/test-scenarios.json as published, byte for byte in shape:
+# the chrome-ai-bridge spec's test-scenarios.json format (docs/flows.md#scenario-format).
+UPSTREAM_FILE = """{
   "version": "1.0.0",
   "scenarios": [
     {"id": "chatgpt-new-chat", "name": "ChatGPT 新規チャット", "provider": "chatgpt",
@@ -54,8 +57,8 @@ def parse(*scenarios: dict[str, Any]) -> Any:
     return parse_scenario_file(json.dumps({"scenarios": list(scenarios)}), "t.json")
 
 
-def test_the_seed_s_published_file_loads_unchanged() -> None:
-    loaded = parse_scenario_file(SEED_FILE, "test-scenarios.json")
+def test_the_upstream_published_file_loads_unchanged() -> None:
+    loaded = parse_scenario_file(UPSTREAM_FILE, "test-scenarios.json")
     assert loaded.version == "1.0.0"
     assert [s.id for s in loaded.scenarios] == [
         "chatgpt-new-chat",
@@ -74,7 +77,7 @@ def test_the_seed_s_published_file_loads_unchanged() -> None:
     assert parallel.providers == ("chatgpt", "gemini")
     assert parallel.assertions.both_must_succeed
     # Where its id is, for pytest's report locations.
-    lines = SEED_FILE.splitlines()
+    lines = UPSTREAM_FILE.splitlines()
     assert parallel.line == 1 + next(i for i, t in enumerate(lines) if '"parallel-query"' in t)
 
 
@@ -131,7 +134,11 @@ INVALID: list[tuple[Any, str, str]] = [
     (one(question=None), "question", "is required"),
     (one(question={"template": ""}), "question.template", "must be a non-empty string"),
     (one(question={"template": "Tell me {{time}}"}), "question.template", "unknown variable"),
-    (one(question={"template": "OK"}), "question.template", "§10.6 forbids"),
+    (
+        one(question={"template": "OK"}),
+        "question.template",
+        "docs/flows.md#forbidden-questions forbids",
+    ),
     (one(question={"text": "x"}), "question.text", "unknown field 'text'"),
     (one(tags="smoke"), "tags", "must be a list of strings"),
     (one(tags=["skip"]), "tags[0]", "'skip' cannot be a pytest marker"),
@@ -196,7 +203,7 @@ def test_a_duplicate_id_names_the_second_one() -> None:
     )
 
 
-def test_timestamp_is_the_seed_s_base36_milliseconds() -> None:
+def test_timestamp_is_the_upstream_suite_s_base36_milliseconds() -> None:
     now = datetime(2026, 1, 30, 10, 30, tzinfo=UTC)
     variables = template_variables(now, "chatgpt-new-chat")
     assert int(variables["timestamp"], 36) == int(now.timestamp() * 1000)
@@ -217,9 +224,9 @@ def test_timestamp_is_the_seed_s_base36_milliseconds() -> None:
         ("What is 1+1 in binary arithmetic, step by step?", False),
     ],
 )
-def test_seed_forbidden_questions_are_refused(template: str, forbidden: bool) -> None:
+def test_forbidden_questions_are_refused(template: str, forbidden: bool) -> None:
     if forbidden:
-        with pytest.raises(ScenarioFileError, match=r"§10\.6"):
+        with pytest.raises(ScenarioFileError, match=r"docs/flows\.md#forbidden-questions"):
             parse(one(question={"template": template}))
     else:
         parse(one(question={"template": template}))

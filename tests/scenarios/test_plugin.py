@@ -132,9 +132,10 @@ def test_tags_are_markers_for_m_and_k_and_providers_mark_themselves(
     assert selected("-m", "scenario and not e2e") == ["no-extension"]
 
 
-def test_the_seed_s_own_scenario_file_runs_unchanged(project: pytest.Pytester) -> None:
-    # Seed 000's scripts/test-scenarios.json (chrome-ai-bridge), verbatim in shape and fields.
-    seed = {
+def test_the_upstream_scenario_file_runs_unchanged(project: pytest.Pytester) -> None:
+    # Upstream chrome-ai-bridge's scripts/test-scenarios.json, verbatim in shape and fields: the
+    # chrome-ai-bridge spec's test-scenarios.json format (docs/flows.md#scenario-format).
+    upstream = {
         "version": "1.0.0",
         "scenarios": [
             {
@@ -163,7 +164,7 @@ def test_the_seed_s_own_scenario_file_runs_unchanged(project: pytest.Pytester) -
             },
         ],
     }
-    (project.path / "test-scenarios.json").write_text(json.dumps(seed, ensure_ascii=False))
+    (project.path / "test-scenarios.json").write_text(json.dumps(upstream, ensure_ascii=False))
     project.runpytest().assert_outcomes(passed=2)
 
 
@@ -236,7 +237,7 @@ INVALID = {
     ),
     "forbidden question": (
         scenario("x", question="Hello"),
-        "field 'question.template': is a question seed 000 §10.6 forbids",
+        "field 'question.template': is a question docs/flows.md#forbidden-questions forbids",
     ),
 }
 
