@@ -97,7 +97,10 @@ def exit_status(crash: BaseException | None) -> int:
 
 
 def _arm_watchdog() -> None:
-    """docs/flows.md#shutdown: whatever hangs during cleanup, the process is gone within the limit."""
+    """Whatever hangs during cleanup, the process is gone within the limit.
+
+    (docs/flows.md#shutdown)
+    """
     timer = threading.Timer(SHUTDOWN_LIMIT_S, lambda: os._exit(1))
     timer.daemon = True
     timer.start()
