@@ -8,7 +8,8 @@ from typing import Any
 
 from bridge.browser import Browser
 from bridge.cdp import CdpSession
-from bridge.providers.page_script import PageScript
+from bridge.page_script import PageScript
+from bridge.providers.page_script import provider_page
 from bridge.providers.specs import AskOptions, ProviderSpec
 from bridge.results import Progress, Provider, Timings, Used
 from bridge.state import StateStore
@@ -45,7 +46,7 @@ class AskContext:
     @property
     def page(self) -> PageScript:
         if self.script is None or self.script.tab is not self.session:
-            self.script = PageScript(self.tab)
+            self.script = provider_page(self.tab)
         return self.script
 
     async def progress(self, phase: str, chars: int = 0) -> None:

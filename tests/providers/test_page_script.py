@@ -164,10 +164,10 @@ async def test_gemini_leftover_stop_button_is_waited_for_then_reported(
 
 async def test_the_script_travels_once_per_document(tab: CdpSession, pages: str) -> None:
     """Calls go to the script already in the page; only a new document gets it again."""
-    from bridge.providers.page_script import PageScript
+    from bridge.providers.page_script import provider_page
 
     await tab.navigate(f"{pages}/")
-    page = PageScript(tab)
+    page = provider_page(tab)
     for _ in range(3):
         assert (await page.call("counts", "chatgpt")) == {"user": 0, "assistant": 0}
     assert page.injections == 1
@@ -178,10 +178,10 @@ async def test_the_script_travels_once_per_document(tab: CdpSession, pages: str)
 
 async def test_reports_are_coalesced_per_task_burst(tab: CdpSession, pages: str) -> None:
     """Many mutations in one task give one report, not one per mutation observer callback."""
-    from bridge.providers.page_script import PageScript
+    from bridge.providers.page_script import provider_page
 
     await tab.navigate(f"{pages}/")
-    page = PageScript(tab)
+    page = provider_page(tab)
     await tab.send("Runtime.enable")
     await tab.send("Runtime.addBinding", {"name": "__obs"})
     with tab.stream("Runtime.bindingCalled", lambda p: p["name"] == "__obs") as reports:
