@@ -19,6 +19,7 @@ from bridge.providers.flow import AskFlow, connect_tab, run_ask
 from bridge.providers.specs import PROVIDER_SPECS, AskOptions, ProgressCallback
 from bridge.results import PROVIDERS, AskResult, BothResult, Provider
 from bridge.state import StateStore, project_key
+from bridge.tools.browsing import BrowserTools, ToolHub, ToolSettings
 
 __all__ = ["Bridge"]
 
@@ -33,8 +34,10 @@ class Bridge:
         state_dir: Path | None = None,
         session_key: str | None = None,
         flow: AskFlow | None = None,
+        tool_settings: ToolSettings | None = None,
     ) -> None:
         self.browser = browser
+        self.tools = ToolHub(browser, tool_settings)
         self.store = StateStore(state_dir)
         self.session_key = session_key or project_key()
         self.flow = flow or AskFlow()
@@ -101,6 +104,11 @@ class Bridge:
             finally:
                 self._asking.pop(slot, None)
         raise AssertionError("unreachable")
+
+    def browser_tools(self, client: str = "default") -> BrowserTools:
+        """Browser operations on any tab (navigate, snapshot, click, …) for one client: its
+        own current tab. The MCP browser tools are thin wrappers over these."""
+        return self.tools.client(client)
 
     async def provider_tab(
         self, provider: Provider, *, session_key: str | None = None, new_chat: bool = False

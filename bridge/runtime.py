@@ -20,6 +20,7 @@ from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.link import ExtensionLink
 from bridge.providers.flow import AskFlow
 from bridge.relay import Relay
+from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
 
 __all__ = [
@@ -46,6 +47,7 @@ class RuntimeOptions:
     #: How long a command waits for the extension to connect before failing with advice.
     connect_timeout: float | None = None
     flow: AskFlow | None = None
+    tool_settings: ToolSettings | None = None  # the browser tools' action timeout, file URLs
 
 
 def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True) -> None:
@@ -127,7 +129,11 @@ class Runtime:
         await self.relay.start()
         self.browser = Browser(self.relay, connect_timeout=opts.connect_timeout)
         self.bridge = Bridge(
-            self.browser, state_dir=opts.state_dir, session_key=opts.session_key, flow=opts.flow
+            self.browser,
+            state_dir=opts.state_dir,
+            session_key=opts.session_key,
+            flow=opts.flow,
+            tool_settings=opts.tool_settings,
         )
         if self.launched is not None:
             try:

@@ -30,9 +30,10 @@ from bridge.mcp.auth import (
     load_or_create_token,
     security_settings,
 )
-from bridge.mcp.server import build_server
+from bridge.mcp.server import DEFAULT_GROUPS, build_server, parse_groups
 from bridge.runtime import Runtime, add_runtime_arguments, options_from_args
 from bridge.state import default_state_dir
+from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
 
 SHUTDOWN_LIMIT_S = 5.0
@@ -51,6 +52,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "and always requires the token)",
     )
     add_runtime_arguments(p)
+    g = p.add_argument_group("tools")
+    g.add_argument(
+        "--tools",
+        default=",".join(DEFAULT_GROUPS),
+        help="tool groups, comma-separated: ask, browser, dom, or all (default ask,browser)",
+    )
+    g.add_argument(
+        "--action-timeout",
+        type=float,
+        default=5.0,
+        help="seconds a browser action waits for its element to be ready (default 5)",
+    )
+    g.add_argument(
+        "--allow-file-urls", action="store_true", help="let browser tools open file: URLs"
+    )
     p.add_argument("--verbose", action="store_true", help="log details to stderr")
     return p.parse_args(argv)
 
@@ -108,8 +124,16 @@ def _arm_watchdog() -> None:
 
 async def serve(args: argparse.Namespace) -> int:
     state_dir = args.state_dir or default_state_dir()
+    try:
+        groups = parse_groups(args.tools)
+    except ValueError as exc:
+        print(f"bridge: --tools: {exc}", file=sys.stderr)
+        return 2
     options = options_from_args(args)
     options.state_dir = state_dir
+    options.tool_settings = ToolSettings(
+        action_timeout=args.action_timeout, allow_file_urls=args.allow_file_urls
+    )
     runtime = Runtime(options)
     server_options: dict[str, object] = {}
     if args.http:
@@ -152,7 +176,7 @@ async def serve(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    server = build_server(lambda: runtime.bridge, **server_options)
+    server = build_server(lambda: runtime.bridge, groups=groups, **server_options)
 
     async def run_server() -> None:
         if args.http:

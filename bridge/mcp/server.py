@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, Image, MCPServer
@@ -15,9 +15,11 @@ from bridge.cdp import CdpSession
 from bridge.core import Bridge
 from bridge.errors import BridgeError
 from bridge.inspect_page import accessibility_outline, dom_matches, screenshot
+from bridge.mcp.browser_tools import register_browser_tools
+from bridge.mcp.dom_tools import register_dom_tools
 from bridge.results import Progress, Provider
 
-__all__ = ["INSTRUCTIONS", "build_server"]
+__all__ = ["DEFAULT_GROUPS", "INSTRUCTIONS", "TOOL_GROUPS", "build_server", "parse_groups"]
 
 INSTRUCTIONS = """\
 bridge asks ChatGPT and Gemini through their web UIs in the user's own logged-in browser.
@@ -26,6 +28,9 @@ returns each answer, or each error, separately. Use ask_chatgpt_web / ask_gemini
 only one. new_chat=true starts a fresh conversation; otherwise the project's conversation
 continues. take_cdp_snapshot and get_page_dom show what a provider tab displays when an
 answer looks wrong.
+The browser_* tools use any tab of the same browser: browser_navigate opens one for you
+(or browser_tabs selects one), browser_snapshot shows the page with element refs, and the
+acting tools take a ref or a CSS selector and say what changed.
 """
 
 Question = Annotated[str, Field(description="The question, as you would type it in the chat.")]
@@ -59,11 +64,44 @@ def _tool_error(exc: BridgeError) -> ToolError:
     return ToolError(f"[{exc.code}] {exc}")
 
 
-def build_server(get_bridge: Callable[[], Bridge], **server_options: Any) -> MCPServer:
+TOOL_GROUPS = ("ask", "browser", "dom")
+DEFAULT_GROUPS = ("ask", "browser")
+
+
+def parse_groups(spec: str) -> tuple[str, ...]:
+    """``--tools ask,browser`` / ``all`` -> the groups, or ValueError naming the known ones."""
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    if "all" in names:
+        return TOOL_GROUPS
+    unknown = [n for n in names if n not in TOOL_GROUPS]
+    if unknown or not names:
+        raise ValueError(
+            f"unknown tool group(s) {', '.join(unknown) or '(none)'}: use "
+            f"{', '.join(TOOL_GROUPS)} or all, comma-separated"
+        )
+    return tuple(n for n in TOOL_GROUPS if n in names)
+
+
+def build_server(
+    get_bridge: Callable[[], Bridge],
+    *,
+    groups: Sequence[str] = DEFAULT_GROUPS,
+    **server_options: Any,
+) -> MCPServer:
     """The MCP server; ``get_bridge`` returns the running facade (tests pass their own)."""
     server: MCPServer = MCPServer(
         "bridge", instructions=INSTRUCTIONS, version=__version__, **server_options
     )
+    if "ask" in groups:
+        _register_ask_tools(server, get_bridge)
+    if "browser" in groups:
+        register_browser_tools(server, lambda: get_bridge().tools)
+    if "dom" in groups:
+        register_dom_tools(server, lambda: get_bridge().tools)
+    return server
+
+
+def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
 
     async def ask_one(
         provider: Provider, question: str, new_chat: bool, timeout: float | None, ctx: Context
@@ -171,8 +209,6 @@ def build_server(get_bridge: Callable[[], Bridge], **server_options: Any) -> MCP
             return await dom_matches(tab, selector, max_chars=max_chars)
         except BridgeError as exc:
             raise _tool_error(exc) from exc
-
-    return server
 
 
 def _progress_reporter(ctx: Context) -> Callable[[Progress], Any]:

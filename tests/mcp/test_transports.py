@@ -372,3 +372,33 @@ def test_exit_status_is_1_only_for_a_server_that_raised() -> None:
         return statuses
 
     assert asyncio.run(scenario()) == [1, 0, 0, 0]
+
+
+async def test_two_http_clients_keep_their_own_current_tabs(http_server: dict[str, Any]) -> None:
+    """Each MCP session over HTTP acts on its own current tab, never on the other's."""
+    from tests.tools.site import serve
+
+    pages = serve()
+    site = next(pages)
+    auth = {"Authorization": f"Bearer {http_server['token']}"}
+    # Two instances of one app tell bridge apart with X-Bridge-Client (MCP is stateless).
+    try:
+        async with (
+            httpx2.AsyncClient(
+                headers={**auth, "X-Bridge-Client": "one"}, trust_env=False, timeout=60
+            ) as h1,
+            httpx2.AsyncClient(
+                headers={**auth, "X-Bridge-Client": "two"}, trust_env=False, timeout=60
+            ) as h2,
+            Client(streamable_http_client(http_server["url"], http_client=h1)) as one,
+            Client(streamable_http_client(http_server["url"], http_client=h2)) as two,
+        ):
+            await one.call_tool("browser_navigate", {"url": f"{site}/form"})
+            await two.call_tool("browser_navigate", {"url": f"{site}/dialogs"})
+            assert "Sign up" in _text(await one.call_tool("browser_snapshot", {}))
+            assert "Confirm" in _text(await two.call_tool("browser_snapshot", {}))
+            listed = (await two.call_tool("browser_tabs", {"action": "list"})).structured_content
+            current = [t["url"] for t in listed["tabs"] if t["current"]]
+            assert len(current) == 1 and current[0].endswith("/dialogs")
+    finally:
+        pages.close()

@@ -1,0 +1,320 @@
+"""The ``browser`` tool group: thin MCP wrappers over ``bridge.tools.browsing.BrowserTools``.
+
+Names and parameters follow playwright-mcp and unibrowse, so prompts written for them work.
+Every tool takes an optional ``tab``; without it the tool acts on this client's current tab.
+Each MCP session is its own client: two clients never act on each other's current tab.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, Image, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
+from pydantic import Field
+
+from bridge.errors import BridgeError
+from bridge.tools.browsing import BrowserTools, ToolHub
+from bridge.tools.report import ActionReport
+
+__all__ = ["CLIENT_HEADER", "client_key", "client_tools", "register_browser_tools"]
+
+Tab = Annotated[
+    int | None, Field(description="Tab id (browser_tabs list); default: this client's current tab.")
+]
+Target = Annotated[
+    str,
+    Field(
+        description="Element: a ref from the latest browser_snapshot (e12, f1e4) or a CSS "
+        "selector (open shadow roots are searched)."
+    ),
+]
+
+
+CLIENT_HEADER = "x-bridge-client"
+
+
+def client_key(ctx: Context) -> str:
+    """Which client a request comes from, so each keeps its own current tab.
+
+    MCP's current protocol is stateless (no session id), so: an explicit ``X-Bridge-Client``
+    header (for several instances of one app over HTTP); else a legacy ``Mcp-Session-Id``;
+    else the client's own name and version from the request's metadata (Claude Code and
+    Cursor differ); over stdio the process serves exactly one client anyway. Headers and
+    names are client-supplied: they keep cooperating clients apart; the bearer token, not
+    they, is the security boundary.
+    """
+    headers = ctx.headers or {}
+    explicit = headers.get(CLIENT_HEADER) or headers.get("mcp-session-id")
+    if explicit:
+        return f"header:{explicit}"
+    meta = ctx.request_context.meta or {}
+    info = meta.get("io.modelcontextprotocol/clientInfo") if isinstance(meta, dict) else None
+    if isinstance(info, dict) and info.get("name"):
+        return f"client:{info.get('name')}@{info.get('version', '')}"
+    return "local"
+
+
+def client_tools(hub: ToolHub, ctx: Context) -> BrowserTools:
+    """This client's tools, with its own current tab (see ``client_key``)."""
+    return hub.client(client_key(ctx))
+
+
+def _text(text: str, structured: dict[str, Any] | None = None) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=structured
+    )
+
+
+def _report(report: ActionReport) -> CallToolResult:
+    return _text(report.to_text(), report.to_dict())
+
+
+async def _guard(call: Awaitable[Any]) -> Any:
+    try:
+        return await call
+    except BridgeError as exc:
+        raise ToolError(f"[{exc.code}] {exc}") from exc
+    except ValueError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> None:
+    def tools(ctx: Context) -> BrowserTools:
+        return client_tools(get_hub(), ctx)
+
+    @server.tool()
+    async def browser_navigate(url: str, ctx: Context, tab: Tab = None) -> CallToolResult:
+        """Open a URL in the current tab (a new tab if this client has none yet)."""
+        return _report(await _guard(tools(ctx).navigate(url, tab)))
+
+    @server.tool()
+    async def browser_go_back(ctx: Context, tab: Tab = None) -> CallToolResult:
+        """Go back in the tab's history."""
+        return _report(await _guard(tools(ctx).go_back(tab)))
+
+    @server.tool()
+    async def browser_go_forward(ctx: Context, tab: Tab = None) -> CallToolResult:
+        """Go forward in the tab's history."""
+        return _report(await _guard(tools(ctx).go_forward(tab)))
+
+    @server.tool()
+    async def browser_snapshot(ctx: Context, tab: Tab = None) -> CallToolResult:
+        """The page's accessibility tree with element refs (iframes and shadow DOM included).
+        Prefer it to screenshots for finding what to act on."""
+        return _text(await _guard(tools(ctx).snapshot(tab, max_chars=200_000)))
+
+    @server.tool()
+    async def browser_click(
+        target: Target,
+        ctx: Context,
+        element: Annotated[
+            str | None, Field(description="What it is, in words (for the log).")
+        ] = None,
+        button: Literal["left", "right", "middle"] = "left",
+        double_click: bool = False,
+        modifiers: Annotated[
+            list[Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]] | None,
+            Field(description="Keys held during the click."),
+        ] = None,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Click an element once it is visible, enabled, stable and not covered."""
+        call = tools(ctx).click(
+            target,
+            element=element,
+            button=button,
+            double_click=double_click,
+            modifiers=list(modifiers or []),
+            tab=tab,
+        )
+        return _report(await _guard(call))
+
+    @server.tool()
+    async def browser_hover(target: Target, ctx: Context, tab: Tab = None) -> CallToolResult:
+        """Move the mouse over an element (opens hover menus)."""
+        return _report(await _guard(tools(ctx).hover(target, tab)))
+
+    @server.tool()
+    async def browser_type(
+        target: Target,
+        text: str,
+        ctx: Context,
+        submit: Annotated[bool, Field(description="Press Enter afterwards.")] = False,
+        slowly: Annotated[bool, Field(description="One key at a time (for key handlers).")] = False,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Replace the text of an editable element."""
+        call = tools(ctx).type(target, text, submit=submit, slowly=slowly, tab=tab)
+        return _report(await _guard(call))
+
+    @server.tool()
+    async def browser_fill_form(
+        fields: Annotated[
+            list[dict[str, Any]],
+            Field(
+                description="[{target, value}]: text, true/false for checkboxes and radios, "
+                "an option value or label for selects."
+            ),
+        ],
+        ctx: Context,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Fill several form fields in one call."""
+        return _report(await _guard(tools(ctx).fill_form(fields, tab)))
+
+    @server.tool()
+    async def browser_select_option(
+        target: Target, values: list[str], ctx: Context, tab: Tab = None
+    ) -> CallToolResult:
+        """Select options of a <select> by value or label."""
+        return _report(await _guard(tools(ctx).select_option(target, values, tab)))
+
+    @server.tool()
+    async def browser_drag(
+        start_target: Target, end_target: Target, ctx: Context, tab: Tab = None
+    ) -> CallToolResult:
+        """Drag one element onto another (HTML5 drag and drop or mouse drags)."""
+        return _report(await _guard(tools(ctx).drag(start_target, end_target, tab)))
+
+    @server.tool()
+    async def browser_press_key(
+        key: Annotated[
+            str, Field(description="A key or chord: Enter, Escape, Control+A, Shift+Tab.")
+        ],
+        ctx: Context,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Press a key in the focused element."""
+        return _report(await _guard(tools(ctx).press_key(key, tab)))
+
+    @server.tool()
+    async def browser_wait(
+        ctx: Context,
+        time: Annotated[
+            float | None,
+            Field(
+                description="Seconds (at most 30): alone, a pause; with a condition, its limit.",
+                gt=0,
+            ),
+        ] = None,
+        text: Annotated[str | None, Field(description="Return once this text shows.")] = None,
+        text_gone: Annotated[
+            str | None, Field(description="Return once this text is gone.")
+        ] = None,
+        selector: Annotated[str | None, Field(description="Return once this matches.")] = None,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Wait until text appears or disappears, or a selector matches (returns at once then)."""
+        result = await _guard(tools(ctx).wait(time, text, text_gone, selector, tab))
+        return _text(json.dumps(result), result)
+
+    @server.tool()
+    async def browser_screenshot(
+        ctx: Context,
+        target: Annotated[
+            str | None, Field(description="Only this element (ref or selector).")
+        ] = None,
+        full_page: bool = False,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """A screenshot of the tab (never brings it to the front); huge pages are scaled."""
+        data, kind = await _guard(tools(ctx).screenshot(target, full_page, tab))
+        return CallToolResult(content=[Image(data=data, format=kind).to_image_content()])
+
+    @server.tool()
+    async def browser_get_console_logs(
+        ctx: Context,
+        level: Annotated[
+            Literal["debug", "log", "info", "warning", "error"] | None,
+            Field(description="Only this level and above."),
+        ] = None,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Console messages and uncaught errors since bridge attached to the tab."""
+        result = await _guard(tools(ctx).console_logs(level, tab))
+        text = "\n".join(f"[{m['level']}] {m['text']}" for m in result["messages"]) or "(none)"
+        return _text(text, result)
+
+    @server.tool()
+    async def browser_network_requests(
+        ctx: Context,
+        filter: Annotated[str | None, Field(description="Regular expression on the URL.")] = None,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Requests since bridge attached: index, method, URL, status, type, size, time."""
+        result = await _guard(tools(ctx).network_requests(filter, tab))
+        lines = [
+            f"{r['index']}. {r['method']} {r['url']} → {r['status']} ({r['type']})"
+            for r in result["requests"]
+        ]
+        return _text("\n".join(lines) or "(none)", result)
+
+    @server.tool()
+    async def browser_network_request(index: int, ctx: Context, tab: Tab = None) -> CallToolResult:
+        """One request's headers and (truncated) bodies, by its index."""
+        result = await _guard(tools(ctx).network_request(index, tab))
+        return _text(json.dumps(result, indent=1, ensure_ascii=False), result)
+
+    @server.tool()
+    async def browser_tabs(
+        action: Literal["list", "new", "select", "close"],
+        ctx: Context,
+        tab: Annotated[int | None, Field(description="The tab to select or close.")] = None,
+        url: Annotated[str | None, Field(description="For 'new': where to open it.")] = None,
+    ) -> CallToolResult:
+        """List all tabs, open a new one, or select or close one by id."""
+        result = await _guard(tools(ctx).tabs(action, tab, url))
+        if action == "list":
+            lines = [
+                f"{'*' if t['current'] else ' '} {t['tab']}: {t['title']} — {t['url']}"
+                + (" (attached)" if t["attached"] else "")
+                for t in result["tabs"]
+            ]
+            return _text("\n".join(lines), result)
+        return _text(json.dumps(result), result)
+
+    @server.tool()
+    async def browser_evaluate(
+        function: Annotated[str, Field(description="'() => …' or '(element) => …' JavaScript.")],
+        ctx: Context,
+        target: Annotated[str | None, Field(description="The element passed in.")] = None,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Run JavaScript in the page; returns its JSON result."""
+        value = await _guard(tools(ctx).evaluate(function, target, tab))
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        return _text(text, {"result": value})
+
+    @server.tool()
+    async def browser_file_upload(
+        target: Target,
+        paths: Annotated[list[str], Field(description="Absolute paths of files on this machine.")],
+        ctx: Context,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Put files into an <input type=file>."""
+        return _report(await _guard(tools(ctx).file_upload(target, paths, tab)))
+
+    @server.tool()
+    async def browser_handle_dialog(
+        accept: bool,
+        ctx: Context,
+        prompt_text: Annotated[str | None, Field(description="The answer to a prompt().")] = None,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Accept or dismiss the open alert, confirm, prompt or beforeunload dialog."""
+        return _report(await _guard(tools(ctx).handle_dialog(accept, prompt_text, tab)))
+
+    @server.tool()
+    async def browser_resize(
+        width: Annotated[int, Field(gt=0, le=10000)],
+        height: Annotated[int, Field(gt=0, le=10000)],
+        ctx: Context,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Set the page's viewport size in CSS pixels."""
+        return _report(await _guard(tools(ctx).resize(width, height, tab)))

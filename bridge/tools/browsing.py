@@ -1,0 +1,642 @@
+"""Browser operations for any tab, as a Python API: what the MCP browser tools wrap.
+
+``ToolHub`` (one per ``Bridge``) keeps one ``TabState`` per tab the tools touched: its
+recorder (console, network, dialogs, downloads, popups since attachment), its refs and
+frames. ``BrowserTools`` is one client's view: its current tab (the last one it opened,
+navigated or selected) and every operation. Several clients never share a current tab.
+Provider tabs (the ask tools' ChatGPT and Gemini tabs) are never a default: a client only
+acts on one it selected or named explicitly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bridge.browser import Browser, TabInfo
+from bridge.errors import BridgeError, CommandFailed
+from bridge.page_script import PageScript
+from bridge.tools import actions
+from bridge.tools.dom import dom_page
+from bridge.tools.element import DEEP_QUERY_JS, Element
+from bridge.tools.recorder import TabRecorder
+from bridge.tools.report import ActionReport, PageState
+from bridge.tools.snapshot import take_snapshot
+from bridge.tools.targets import TabState, resolve_target
+from bridge.tools.urls import check_navigable
+from bridge.waiting import scaled
+
+__all__ = ["BrowserTools", "NoCurrentTab", "ToolHub", "ToolSettings"]
+
+log = logging.getLogger(__name__)
+
+MAX_WAIT_S = 30.0
+MAX_SCREENSHOT_SIDE = 8000  # pixels; larger pages are scaled down, never refused
+BODY_LIMIT = 10_000
+
+
+class NoCurrentTab(BridgeError):
+    code = "no_current_tab"
+
+
+@dataclass(frozen=True)
+class ToolSettings:
+    action_timeout: float = 5.0
+    allow_file_urls: bool = False
+
+
+class ToolHub:
+    def __init__(self, browser: Browser, settings: ToolSettings | None = None) -> None:
+        self.browser = browser
+        self.settings = settings or ToolSettings()
+        self.states: dict[int, TabState] = {}
+        self._clients: dict[str, BrowserTools] = {}
+
+    def client(self, key: str = "default") -> BrowserTools:
+        """The operations as seen by one client (its own current tab)."""
+        tools = self._clients.get(key)
+        if tools is None:
+            tools = self._clients[key] = BrowserTools(self, key)
+        return tools
+
+    def forget_client(self, key: str) -> None:
+        self._clients.pop(key, None)
+
+    async def state(self, tab_id: int) -> TabState:
+        """The tab, attached and recording (attached on first use only)."""
+        state = self.states.get(tab_id)
+        if state is not None and state.tab.ended is None:
+            return state
+        tab = await self.browser.attach(tab_id)
+        recorder = TabRecorder(tab)
+        state = TabState(tab, recorder)
+        self.states[tab_id] = state
+        try:
+            await recorder.start()
+            # Input to a background tab waits ~5 s for a frame that never comes; emulated
+            # focus makes it render (and take input) without touching the person's focus.
+            await tab.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
+        except BaseException:
+            self.states.pop(tab_id, None)
+            raise
+        return state
+
+
+class BrowserTools:
+    def __init__(self, hub: ToolHub, client: str) -> None:
+        self.hub = hub
+        self.client = client
+        self.current: int | None = None
+
+    @property
+    def timeout(self) -> float:
+        return scaled(self.hub.settings.action_timeout)
+
+    # -- tabs -------------------------------------------------------------------------
+
+    async def _state(self, tab: int | None) -> TabState:
+        tab_id = tab if tab is not None else self.current
+        if tab_id is None:
+            raise NoCurrentTab(
+                "this client has no current tab yet: open one with browser_navigate, or pick "
+                "one with browser_tabs (action 'list', then 'select')"
+            )
+        try:
+            state = await self.hub.state(tab_id)
+        except CommandFailed as exc:
+            if exc.error_code == "no_tab":
+                if self.current == tab_id:
+                    self.current = None
+                raise NoCurrentTab(
+                    f"tab {tab_id} no longer exists: browser_tabs 'list' shows the open tabs"
+                ) from exc
+            raise
+        if tab is not None:
+            self.current = tab_id  # naming a tab selects it
+        return state
+
+    async def tabs(
+        self, action: str = "list", tab: int | None = None, url: str | None = None
+    ) -> dict[str, Any]:
+        """``list`` every tab; ``new`` (optionally at ``url``); ``select`` or ``close`` one."""
+        browser = self.hub.browser
+        if action == "list":
+            infos = await browser.list_tabs()
+            return {"tabs": [self._describe(t) for t in infos], "current": self.current}
+        if action == "new":
+            target = check_navigable(
+                url or "about:blank", allow_file=self.hub.settings.allow_file_urls
+            )
+            session = await browser.new_tab(target)
+            self.current = session.tab_id
+            state = await self.hub.state(session.tab_id)
+            return {"tab": state.tab_id, "url": target}
+        if tab is None:
+            raise ValueError(f"browser_tabs {action!r} needs a tab id (see action 'list')")
+        if action == "select":
+            state = await self._state(tab)
+            return {"tab": state.tab_id, "url": await _href(state)}
+        if action == "close":
+            await browser.close_tab(tab)
+            self.hub.states.pop(tab, None)
+            if self.current == tab:
+                self.current = None
+            return {"closed": tab}
+        raise ValueError(f"unknown action {action!r}: use list, new, select or close")
+
+    def _describe(self, info: TabInfo) -> dict[str, Any]:
+        return {
+            "tab": info.tab_id,
+            "title": info.title,
+            "url": info.url,
+            "active": info.active,
+            "attached": info.attached_here,
+            "current": info.tab_id == self.current,
+        }
+
+    # -- navigation -------------------------------------------------------------------
+
+    async def navigate(self, url: str, tab: int | None = None) -> ActionReport:
+        target = check_navigable(url, allow_file=self.hub.settings.allow_file_urls)
+        if tab is None and self.current is None:
+            session = await self.hub.browser.new_tab("about:blank")
+            self.current = session.tab_id
+        state = await self._state(tab)
+
+        async def go() -> None:
+            loaded = state.tab.expect_event("Page.loadEventFired")
+            try:
+                result = await state.tab.send("Page.navigate", {"url": target})
+                if result.get("errorText"):
+                    raise BridgeError(f"could not open {target}: {result['errorText']}")
+                if result.get("loaderId"):  # a new document (not a same-document jump)
+                    await loaded.wait(scaled(30.0))
+            finally:
+                loaded.close()
+
+        return await self._act(state, f"Navigated to {target}", go, navigation=False)
+
+    async def go_back(self, tab: int | None = None) -> ActionReport:
+        return await self._history(-1, tab)
+
+    async def go_forward(self, tab: int | None = None) -> ActionReport:
+        return await self._history(1, tab)
+
+    async def _history(self, step: int, tab: int | None) -> ActionReport:
+        state = await self._state(tab)
+        history = await state.tab.send("Page.getNavigationHistory")
+        index = int(history["currentIndex"]) + step
+        entries = history["entries"]
+        if not 0 <= index < len(entries):
+            raise BridgeError(f"there is no page to go {'back' if step < 0 else 'forward'} to")
+
+        async def go() -> None:
+            await state.tab.send("Page.navigateToHistoryEntry", {"entryId": entries[index]["id"]})
+
+        return await self._act(state, "Went back" if step < 0 else "Went forward", go)
+
+    # -- reading ----------------------------------------------------------------------
+
+    async def snapshot(self, tab: int | None = None, *, max_chars: int | None = None) -> str:
+        state = await self._state(tab)
+        text = await take_snapshot(state, max_chars=max_chars)
+        url = await _href(state)
+        return f"tab {state.tab_id}: {url}\n{text}"
+
+    async def screenshot(
+        self, target: str | None = None, full_page: bool = False, tab: int | None = None
+    ) -> tuple[bytes, str]:
+        """PNG bytes (JPEG when large) and the format; never steals focus."""
+        state = await self._state(tab)
+        params: dict[str, Any] = {"format": "png"}
+        if target:
+            element = await resolve_target(state, target, timeout=self.timeout)
+            box = await element.call(
+                "function () { this.scrollIntoView({block: 'center', behavior: 'instant'});"
+                " const r = this.getBoundingClientRect();"
+                " return {x: r.left + scrollX, y: r.top + scrollY,"
+                " width: r.width, height: r.height}; }"
+            )
+            params["clip"] = {**box, "scale": 1}
+        elif full_page:
+            metrics = await state.tab.send("Page.getLayoutMetrics")
+            size = metrics.get("cssContentSize") or metrics["contentSize"]
+            width, height = float(size["width"]), float(size["height"])
+            scale = min(1.0, MAX_SCREENSHOT_SIDE / max(width, height, 1.0))
+            params["clip"] = {"x": 0, "y": 0, "width": width, "height": height, "scale": scale}
+            params["captureBeyondViewport"] = True
+            if width * height * scale * scale > 4_000_000:
+                params.update(format="jpeg", quality=80)
+        shot = await state.tab.send("Page.captureScreenshot", params, timeout=scaled(60.0))
+        return base64.b64decode(shot["data"]), str(params["format"])
+
+    async def console_logs(
+        self, level: str | None = None, tab: int | None = None
+    ) -> dict[str, Any]:
+        state = await self._state(tab)
+        order = ["debug", "log", "info", "warning", "error"]
+        minimum = order.index(level) if level in order else 0
+        entries = [
+            e.to_dict()
+            for e in state.recorder.console
+            if (order.index(e.level) if e.level in order else 1) >= minimum
+        ]
+        dropped = state.recorder.console_seen - len(state.recorder.console)
+        return {"messages": entries, "dropped": dropped}
+
+    async def network_requests(
+        self, filter: str | None = None, tab: int | None = None
+    ) -> dict[str, Any]:
+        state = await self._state(tab)
+        pattern = re.compile(filter, re.I) if filter else None
+        rows = [
+            e.summary(i)
+            for i, e in enumerate(state.recorder.requests)
+            if pattern is None or pattern.search(e.url)
+        ]
+        return {
+            "requests": rows,
+            "dropped": state.recorder.requests_seen - len(state.recorder.requests),
+        }
+
+    async def network_request(self, index: int, tab: int | None = None) -> dict[str, Any]:
+        state = await self._state(tab)
+        entries = list(state.recorder.requests)
+        if not 0 <= index < len(entries):
+            raise ValueError(
+                f"no request {index}: browser_network_requests lists 0..{len(entries) - 1}"
+            )
+        entry = entries[index]
+        out = entry.summary(index)
+        out["request_headers"] = entry.request_headers
+        out["response_headers"] = entry.response_headers
+        if entry.post_data is not None:
+            out["request_body"] = _cut(entry.post_data)
+        if entry.status is not None and not entry.failed:
+            try:
+                body = await state.tab.send(
+                    "Network.getResponseBody", {"requestId": entry.request_id}
+                )
+                text = body.get("body", "")
+                out["response_body"] = (
+                    f"({len(base64.b64decode(text))} bytes of binary data)"
+                    if body.get("base64Encoded")
+                    else _cut(text)
+                )
+            except BridgeError as exc:
+                out["response_body_error"] = str(exc)
+        return out
+
+    async def evaluate(
+        self, function: str, target: str | None = None, tab: int | None = None
+    ) -> Any:
+        """``() => …`` in the page, or ``(element) => …`` with the target; the JSON result."""
+        state = await self._state(tab)
+        if target:
+            element = await resolve_target(state, target, timeout=self.timeout)
+            return await element.call(
+                f"function () {{ return ({function})(this); }}", await_promise=True
+            )
+        return await state.tab.evaluate(f"({function})()", await_promise=True)
+
+    async def wait(
+        self,
+        time: float | None = None,
+        text: str | None = None,
+        text_gone: str | None = None,
+        selector: str | None = None,
+        tab: int | None = None,
+    ) -> dict[str, Any]:
+        """Return as soon as the condition holds (checked on every DOM change)."""
+        if text is None and text_gone is None and selector is None:
+            if time is None:
+                raise ValueError("browser_wait needs time, text, text_gone or selector")
+            seconds = min(float(time), MAX_WAIT_S)
+            await asyncio.sleep(seconds)  # asked for: a plain pause, capped
+            return {"waited_s": seconds}
+        state = await self._state(tab)
+        limit = min(float(time), MAX_WAIT_S) if time is not None else MAX_WAIT_S
+        held = await state.tab.evaluate(
+            f"({_WAIT_JS})({json.dumps(text)}, {json.dumps(text_gone)}, "
+            f"{json.dumps(selector)}, {int(limit * 1000)})",
+            await_promise=True,
+            timeout=limit + scaled(5.0),
+        )
+        if not held:
+            raise BridgeError(f"the condition did not hold within {limit:.0f}s")
+        return {"held": True}
+
+    async def page_script(self, tab: int | None = None) -> PageScript:
+        """The DOM exploration script of the tab (``bridge.tools.dom`` functions take it)."""
+        return dom_page((await self._state(tab)).tab)
+
+    async def element(self, target: str, tab: int | None = None) -> Element:
+        """The element a ref or selector names (``bridge.tools.dom`` element functions)."""
+        state = await self._state(tab)
+        return await resolve_target(state, target, timeout=self.timeout)
+
+    # -- acting -----------------------------------------------------------------------
+
+    async def click(
+        self,
+        target: str,
+        *,
+        element: str | None = None,
+        button: str = "left",
+        double_click: bool = False,
+        modifiers: list[str] | None = None,
+        tab: int | None = None,
+    ) -> ActionReport:
+        state = await self._state(tab)
+        el = await resolve_target(state, target, timeout=self.timeout)
+
+        async def go() -> None:
+            await actions.click(
+                state, el, self.timeout, button=button, double=double_click, modifiers=modifiers
+            )
+
+        return await self._act(state, f"Clicked {element or target}", go)
+
+    async def hover(self, target: str, tab: int | None = None) -> ActionReport:
+        state = await self._state(tab)
+        el = await resolve_target(state, target, timeout=self.timeout)
+
+        async def go() -> None:
+            await actions.hover(state, el, self.timeout)
+
+        return await self._act(state, f"Hovered over {target}", go)
+
+    async def type(
+        self,
+        target: str,
+        text: str,
+        *,
+        submit: bool = False,
+        slowly: bool = False,
+        tab: int | None = None,
+    ) -> ActionReport:
+        state = await self._state(tab)
+        el = await resolve_target(state, target, timeout=self.timeout)
+
+        async def go() -> None:
+            await actions.type_text(state, el, text, self.timeout, slowly=slowly, submit=submit)
+
+        return await self._act(state, f"Typed into {target}", go)
+
+    async def fill_form(self, fields: list[dict[str, Any]], tab: int | None = None) -> ActionReport:
+        """Text boxes get the text; checkboxes and radios true/false; selects a value."""
+        state = await self._state(tab)
+
+        async def go() -> None:
+            for spec in fields:
+                el = await resolve_target(state, str(spec["target"]), timeout=self.timeout)
+                kind = await el.call(_KIND_JS)
+                value = spec.get("value")
+                if kind in ("checkbox", "radio"):
+                    await actions.set_checked(state, el, _truthy(value), self.timeout)
+                elif kind == "select":
+                    values = value if isinstance(value, list) else [str(value)]
+                    await actions.select_option(state, el, [str(v) for v in values], self.timeout)
+                else:
+                    await actions.type_text(
+                        state, el, "" if value is None else str(value), self.timeout
+                    )
+
+        return await self._act(state, f"Filled {len(fields)} field(s)", go)
+
+    async def select_option(
+        self, target: str, values: list[str], tab: int | None = None
+    ) -> ActionReport:
+        state = await self._state(tab)
+        el = await resolve_target(state, target, timeout=self.timeout)
+        chosen: list[str] = []
+
+        async def go() -> None:
+            chosen.extend(await actions.select_option(state, el, values, self.timeout))
+
+        report = await self._act(state, f"Selected in {target}", go)
+        report.extra["selected"] = chosen
+        return report
+
+    async def drag(
+        self, start_target: str, end_target: str, tab: int | None = None
+    ) -> ActionReport:
+        state = await self._state(tab)
+        source = await resolve_target(state, start_target, timeout=self.timeout)
+        target = await resolve_target(state, end_target, timeout=self.timeout)
+
+        async def go() -> None:
+            await actions.drag(state, source, target, self.timeout)
+
+        return await self._act(state, f"Dragged {start_target} to {end_target}", go)
+
+    async def press_key(self, key: str, tab: int | None = None) -> ActionReport:
+        state = await self._state(tab)
+
+        async def go() -> None:
+            await actions.press_key(state, key)
+
+        return await self._act(state, f"Pressed {key}", go)
+
+    async def file_upload(
+        self, target: str, paths: list[str], tab: int | None = None
+    ) -> ActionReport:
+        state = await self._state(tab)
+        el = await resolve_target(state, target, timeout=self.timeout)
+        files = _paths(paths)
+        how: list[str] = []
+
+        async def go() -> None:
+            how.append(await actions.upload_files(state, el, files, self.timeout))
+
+        report = await self._act(state, f"Uploaded {len(files)} file(s) to {target}", go)
+        report.extra["method"] = how[0] if how else ""
+        return report
+
+    async def handle_dialog(
+        self, accept: bool, prompt_text: str | None = None, tab: int | None = None
+    ) -> ActionReport:
+        state = await self._state(tab)
+        dialog = state.recorder.dialog
+        if dialog is None:
+            raise BridgeError(f"no dialog is open on tab {state.tab_id}")
+        params: dict[str, Any] = {"accept": accept}
+        if prompt_text is not None:
+            params["promptText"] = prompt_text
+
+        async def go() -> None:
+            await state.tab.send("Page.handleJavaScriptDialog", params)
+            state.recorder.dialog = None
+
+        verb = "Accepted" if accept else "Dismissed"
+        return await self._act(state, f"{verb} the {dialog.kind} dialog", go, dialog_open=True)
+
+    async def resize(self, width: int, height: int, tab: int | None = None) -> ActionReport:
+        state = await self._state(tab)
+
+        async def go() -> None:
+            await state.tab.send(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": height, "deviceScaleFactor": 0, "mobile": False},
+            )
+
+        return await self._act(state, f"Resized the page to {width}×{height}", go)
+
+    # -- the common frame of every action ------------------------------------------------
+
+    async def _observe(self, state: TabState, *, dialog_open: bool = False) -> PageState:
+        if dialog_open or state.recorder.dialog is not None:
+            url, title = state.tab.url, state.tab.title  # a page behind a dialog cannot answer
+        else:
+            url, title = await state.tab.evaluate("[location.href, document.title]")
+        tabs = frozenset(t.tab_id for t in await self.hub.browser.list_tabs())
+        rec = state.recorder
+        return PageState(url, title, tabs, rec.console_seen, len(rec.downloads), len(rec.opened))
+
+    async def _act(
+        self,
+        state: TabState,
+        did: str,
+        action: Any,
+        *,
+        navigation: bool = True,
+        dialog_open: bool = False,
+    ) -> ActionReport:
+        """Run ``action`` and say what changed. A dialog that opens ends the wait at once
+        (the input command it blocks finishes when the dialog is answered); a navigation the
+        action started is waited for, up to the action timeout."""
+        before = await self._observe(state, dialog_open=dialog_open)
+        opening = state.tab.expect_event("Page.javascriptDialogOpening")
+        requested = state.tab.expect_event(
+            "Page.frameRequestedNavigation", lambda p: not p.get("frameId") or True
+        )
+        task = asyncio.ensure_future(action())
+        try:
+            await asyncio.wait({task, opening.future}, return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                task.result()  # raises what the action raised
+                if navigation and requested.done:
+                    await self._finish_navigation(state)
+            else:
+                # Answered later by browser_handle_dialog; collect its outcome then.
+                task.add_done_callback(_log_outcome)
+        finally:
+            opening.close()
+            requested.close()
+        await state.tab.send(
+            "Runtime.evaluate", {"expression": "0"}
+        ) if state.recorder.dialog is None else None
+        after = await self._observe(state)
+        return self._report(state, did, before, after)
+
+    async def _finish_navigation(self, state: TabState) -> None:
+        stopped = state.tab.expect_event("Page.loadEventFired")
+        try:
+            await stopped.wait(self.timeout)
+        except BridgeError:
+            pass  # reported as still loading
+        finally:
+            stopped.close()
+
+    def _report(
+        self, state: TabState, did: str, before: PageState, after: PageState
+    ) -> ActionReport:
+        rec = state.recorder
+        report = ActionReport(did, state.tab_id, url=after.url, title=after.title)
+        report.url_changed = after.url != before.url
+        report.title_changed = after.title != before.title
+        new_console = list(rec.console)[
+            -(after.console_seen - before.console_seen) or len(rec.console) :
+        ]
+        if after.console_seen == before.console_seen:
+            new_console = []
+        report.console_errors = [e.text for e in new_console if e.level == "error"]
+        if rec.dialog is not None:
+            report.dialog = rec.dialog.to_dict()
+        report.downloads = rec.downloads[before.downloads :]
+        opened_urls = rec.opened[before.opened :]
+        new_ids = sorted(after.tab_ids - before.tab_ids)
+        for i, tab_id in enumerate(new_ids):
+            report.new_tabs.append(
+                {"tab": tab_id, "url": opened_urls[i] if i < len(opened_urls) else ""}
+            )
+        for url in opened_urls[len(new_ids) :]:
+            report.new_tabs.append({"url": url})
+        return report
+
+
+async def _within(waiter: Any, seconds: float) -> bool:
+    """Whether the waited-for event came within ``seconds`` (False at the deadline)."""
+    try:
+        await waiter.wait(seconds)
+    except BridgeError:
+        return False
+    return True
+
+
+def _log_outcome(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.info("an action that opened a dialog ended with: %r", task.exception())
+
+
+async def _href(state: TabState) -> str:
+    if state.recorder.dialog is not None:
+        return state.tab.url
+    return str(await state.tab.evaluate("location.href"))
+
+
+def _paths(paths: list[str]) -> list[Path]:
+    return [Path(p).expanduser() for p in paths]
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in {"true", "1", "yes", "on", "checked"}
+    return bool(value)
+
+
+def _cut(text: str) -> str:
+    if len(text) <= BODY_LIMIT:
+        return text
+    return text[:BODY_LIMIT] + f"… ({len(text) - BODY_LIMIT} more characters)"
+
+
+_KIND_JS = """function () {
+  if (this.tagName === 'SELECT') return 'select';
+  if (this.tagName === 'INPUT') return (this.type || 'text').toLowerCase();
+  return this.isContentEditable ? 'contenteditable' : this.tagName.toLowerCase();
+}"""
+
+_WAIT_JS = (
+    """(text, gone, selector, timeoutMs) => new Promise((resolve) => {
+  const bodyText = () => {
+    const parts = [document.body ? document.body.innerText : ''];
+    const visit = (root) => { for (const el of root.querySelectorAll('*')) if (el.shadowRoot) {
+      parts.push(el.shadowRoot.textContent || ''); visit(el.shadowRoot); } };
+    visit(document);
+    return parts.join('\\n');
+  };
+  const find = (sel) => ("""
+    + DEEP_QUERY_JS.strip()
+    + """)(sel);
+  const holds = () => {
+    const all = bodyText();
+    if (text !== null && !all.includes(text)) return false;
+    if (gone !== null && all.includes(gone)) return false;
+    if (selector !== null && !find(selector)) return false;
+    return true;
+  };
+  if (holds()) return resolve(true);
+  const observer = new MutationObserver(() => { if (holds()) { finish(); resolve(true); } });
+  const timer = setTimeout(() => { finish(); resolve(false); }, timeoutMs);
+  function finish() { observer.disconnect(); clearTimeout(timer); }
+  const options = { subtree: true, childList: true, characterData: true, attributes: true };
+  observer.observe(document, options);
+})"""
+)

@@ -1,0 +1,154 @@
+"""Turning a tool's ``target`` into an element: a snapshot ref or a CSS selector.
+
+A ref (``e12``, ``f1e4``) names a backend DOM node in one frame of the latest snapshot; it
+stays valid while that node lives (``DOM.resolveNode`` on the backend id), and a node that
+is gone is an error that says to take a new snapshot. A selector is looked up in the page,
+piercing open shadow roots, and waited for (on DOM mutations) up to the action timeout.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from bridge.cdp import CdpSession, JavaScriptError
+from bridge.errors import BridgeError, CdpError
+from bridge.tools.element import DEEP_QUERY_JS, Element
+from bridge.tools.recorder import TabRecorder
+from bridge.tools.snapshot_render import RefTable, parse_ref
+from bridge.waiting import scaled
+
+__all__ = ["FrameInfo", "TabState", "TargetNotFound", "resolve_target"]
+
+
+class TargetNotFound(BridgeError):
+    code = "target_not_found"
+
+
+@dataclass(frozen=True)
+class FrameInfo:
+    """A frame of the latest snapshot: where its nodes live and where it sits."""
+
+    prefix: str  # "" for the main frame, "f1", …
+    session_id: str | None  # child session of an out-of-process iframe, else None
+    parent_prefix: str | None = None
+    owner_backend_id: int | None = None  # the <iframe> element in the parent frame
+
+
+@dataclass
+class TabState:
+    """Everything bridge keeps about one tab for the browser tools."""
+
+    tab: CdpSession
+    recorder: TabRecorder
+    refs: RefTable = field(default_factory=RefTable)
+    frames: dict[str, FrameInfo] = field(default_factory=lambda: {"": FrameInfo("", None)})
+    _frame_prefixes: dict[str, str] = field(default_factory=dict)
+    _main_frame: str = ""
+
+    @property
+    def tab_id(self) -> int:
+        return self.tab.tab_id
+
+    async def main_frame_id(self) -> str:
+        """The tab's main frame id (the same for the tab's life; asked once)."""
+        if not self._main_frame:
+            tree = await self.tab.send("Page.getFrameTree")
+            self._main_frame = str(tree["frameTree"]["frame"]["id"])
+        return self._main_frame
+
+    def frame_prefix(self, frame_id: str) -> str:
+        """The ref prefix of an iframe ("f1", "f2"…), the same for as long as it lives."""
+        prefix = self._frame_prefixes.get(frame_id)
+        if prefix is None:
+            prefix = f"f{len(self._frame_prefixes) + 1}"
+            self._frame_prefixes[frame_id] = prefix
+        return prefix
+
+
+_WAIT_SELECTOR_JS = (
+    """
+(selector, timeoutMs) => new Promise((resolve) => {
+  const find = """
+    + DEEP_QUERY_JS
+    + """;
+  const now = find(selector);
+  if (now) return resolve(now);
+  const observer = new MutationObserver(() => {
+    const hit = find(selector);
+    if (hit) { finish(); resolve(hit); }
+  });
+  const timer = setTimeout(() => { finish(); resolve(null); }, timeoutMs);
+  function finish() { observer.disconnect(); clearTimeout(timer); }
+  observer.observe(document, { subtree: true, childList: true, attributes: true });
+})
+"""
+)
+
+
+async def resolve_target(state: TabState, target: str, *, timeout: float) -> Element:
+    """The element ``target`` names (TargetNotFound with what to do when there is none)."""
+    ref = parse_ref(target)
+    if ref is not None:
+        return await _from_ref(state, target, ref)
+    return await _from_selector(state.tab, target, timeout)
+
+
+async def _from_ref(state: TabState, target: str, ref: tuple[str, int]) -> Element:
+    prefix, _ = ref
+    located = state.refs.lookup(target)
+    frame = state.frames.get(prefix)
+    if located is None or frame is None:
+        raise TargetNotFound(
+            f"ref {target} is not in the latest snapshot of tab {state.tab_id}: take a new "
+            "snapshot (browser_snapshot) and use a ref from it, or pass a CSS selector"
+        )
+    _, backend_id = located
+    try:
+        resolved = await state.tab.send(
+            "DOM.resolveNode", {"backendNodeId": backend_id}, session_id=frame.session_id
+        )
+    except CdpError as exc:
+        raise TargetNotFound(
+            f"ref {target} no longer exists on the page (it changed since the snapshot): take "
+            "a new snapshot (browser_snapshot)"
+        ) from exc
+    object_id = resolved.get("object", {}).get("objectId")
+    if not object_id:
+        raise TargetNotFound(f"ref {target} cannot be reached: take a new snapshot")
+    element = Element(state.tab, str(object_id), frame.session_id, target)
+    # A removed node can still be resolved while something holds it: it is gone all the same.
+    if not await element.call("function () { return this.isConnected; }"):
+        raise TargetNotFound(
+            f"ref {target} was removed from the page since the snapshot: take a new snapshot "
+            "(browser_snapshot)"
+        )
+    return element
+
+
+async def _from_selector(tab: CdpSession, selector: str, timeout: float) -> Element:
+    try:
+        result = await tab.send(
+            "Runtime.evaluate",
+            {
+                "expression": f"({_WAIT_SELECTOR_JS})({json.dumps(selector)}, "
+                f"{int(timeout * 1000)})",
+                "awaitPromise": True,
+                "returnByValue": False,
+            },
+            timeout=timeout + scaled(5.0),
+        )
+    except JavaScriptError as exc:
+        raise TargetNotFound(f"{selector!r} is not a valid CSS selector: {exc}") from exc
+    details = result.get("exceptionDetails")
+    if details:
+        text = (details.get("exception") or {}).get("description") or details.get("text")
+        raise TargetNotFound(f"{selector!r} is not a valid CSS selector or ref: {text}")
+    obj: dict[str, Any] = result.get("result", {})
+    if obj.get("subtype") == "null" or "objectId" not in obj:
+        raise TargetNotFound(
+            f"no element matches {selector!r} (open shadow roots searched) within "
+            f"{timeout:.0f}s; take a snapshot (browser_snapshot) to see what the page shows"
+        )
+    return Element(tab, str(obj["objectId"]), None, selector)
