@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import re
@@ -148,6 +149,16 @@ class LaunchOptions:
     extension: Path = field(default_factory=extension_dir)
 
 
+def _keep_downloads_inside(profile: Path) -> None:
+    """A throwaway profile saves downloads inside itself (gone with it), not in ~/Downloads."""
+    downloads = profile / "Downloads"
+    downloads.mkdir(parents=True, exist_ok=True)
+    prefs = {"download": {"default_directory": str(downloads), "prompt_for_download": False}}
+    default = profile / "Default"
+    default.mkdir(parents=True, exist_ok=True)
+    (default / "Preferences").write_text(json.dumps(prefs), encoding="utf-8")
+
+
 class LaunchedBrowser:
     def __init__(self, options: LaunchOptions | None = None) -> None:
         self.options = options or LaunchOptions()
@@ -183,6 +194,7 @@ class LaunchedBrowser:
                 prefix=_TEMP_PREFIX, ignore_cleanup_errors=True
             )
             self.profile = Path(self._temp_profile.name)
+            _keep_downloads_inside(self.profile)
         else:
             self.profile = (opts.profile_dir or default_profile_dir()).expanduser()
             self.profile.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,8 @@ not ``{code, message}`` still does, as ``malformed``); without one (``{"id": nul
 Only a frame that is neither a reply nor an event (nor, for the extension, a command) is
 answered as malformed, so two peers can never ping-pong errors at each other.
 
+Version 3 added the ``downloadInfo`` command (where the newest download of a URL is saved).
+
 Batches (version 2): either side may send a JSON array of such messages as one frame. Both
 sides batch only while several commands are in flight, so a lone round trip pays nothing,
 and many in flight share frames (fewer wake-ups and IPC hops per command).
@@ -57,7 +59,7 @@ __all__ = [
     "version_mismatch_message",
 ]
 
-PROTOCOL_VERSION: Final = 2
+PROTOCOL_VERSION: Final = 3
 
 COMMANDS: Final = frozenset(
     {
@@ -67,6 +69,7 @@ COMMANDS: Final = frozenset(
         "detachTab",
         "closeTab",
         "activateTab",
+        "downloadInfo",
         "cdpCommand",
         "ping",
     }

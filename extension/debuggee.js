@@ -116,6 +116,8 @@ export class Debuggee {
         }
         return {};
       }
+      case 'downloadInfo':
+        return downloadInfo(String(params.url || ''), Number(params.timeoutMs) || 2000);
       default:
         throw new CommandError('unknown_method', `unknown command ${method}`);
     }
@@ -287,4 +289,35 @@ function tabIdOf(params) {
   const tabId = params && params.tabId;
   if (!Number.isInteger(tabId)) throw new CommandError('bad_request', "'tabId' must be an integer");
   return tabId;
+}
+
+/**
+ * Where the newest download of `url` is saved. CDP's download events name the file but not
+ * the folder, and extensions may not set the download behaviour (a browser-level command):
+ * chrome.downloads knows the path. Waits (on download events, bounded) until the path is
+ * chosen; answers an empty path when it is not known by then.
+ * @param {string} url
+ * @param {number} timeoutMs
+ */
+async function downloadInfo(url, timeoutMs) {
+  const deadline = Date.now() + Math.min(Math.max(timeoutMs, 0), 10000);
+  for (;;) {
+    const [item] = await chrome.downloads.search({ url, orderBy: ['-startTime'], limit: 1 });
+    if (item && item.filename) {
+      return { path: item.filename, state: item.state, bytes: item.bytesReceived, total: item.totalBytes };
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) return { path: '', state: item ? item.state : 'unknown' };
+    await new Promise((resolve) => {
+      const done = () => {
+        chrome.downloads.onChanged.removeListener(done);
+        chrome.downloads.onCreated.removeListener(done);
+        clearTimeout(timer);
+        resolve(undefined);
+      };
+      const timer = setTimeout(done, left);
+      chrome.downloads.onChanged.addListener(done);
+      chrome.downloads.onCreated.addListener(done);
+    });
+  }
 }

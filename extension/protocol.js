@@ -2,8 +2,9 @@
 // The relay <-> extension wire protocol. Mirrors bridge/protocol.py: change
 // PROTOCOL_VERSION on both sides whenever a command, event or field changes.
 // Version 2: a frame may be a JSON array of messages (batches while many are in flight).
+// Version 3: the downloadInfo command (where a download is saved).
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** Relays listen on the first free port of this range (bridge/relay.py PORT_RANGE). */
 export const PORT_FIRST = 19222;

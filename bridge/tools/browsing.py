@@ -15,6 +15,7 @@ import base64
 import json
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from bridge.tools.report import ActionReport, PageState
 from bridge.tools.snapshot import take_snapshot
 from bridge.tools.targets import TabState, resolve_target
 from bridge.tools.urls import check_navigable
-from bridge.waiting import scaled
+from bridge.waiting import Waiter, scaled
 
 __all__ = ["BrowserTools", "NoCurrentTab", "ToolHub", "ToolSettings"]
 
@@ -503,7 +504,7 @@ class BrowserTools:
         self,
         state: TabState,
         did: str,
-        action: Any,
+        action: Callable[[], Awaitable[None]],
         *,
         navigation: bool = True,
         dialog_open: bool = False,
@@ -512,37 +513,63 @@ class BrowserTools:
         (the input command it blocks finishes when the dialog is answered); a navigation the
         action started is waited for, up to the action timeout."""
         before = await self._observe(state, dialog_open=dialog_open)
+        main = await state.main_frame_id()
+        # Registered before the action: whatever it causes is seen, however fast.
         opening = state.tab.expect_event("Page.javascriptDialogOpening")
-        requested = state.tab.expect_event(
-            "Page.frameRequestedNavigation", lambda p: not p.get("frameId") or True
+        started = state.tab.expect_event(
+            "Page.frameStartedNavigating",
+            lambda p: (
+                p.get("frameId") == main
+                and p.get("navigationType") not in ("sameDocument", "historySameDocument")
+            ),
         )
+        loaded = state.tab.expect_event("Page.loadEventFired")
+        # A page restored from the back/forward cache fires no load event: it is whole.
+        restored = state.tab.expect_event(
+            "Page.frameNavigated",
+            lambda p: (
+                p.get("type") == "BackForwardCacheRestore"
+                and not p.get("frame", {}).get("parentId")
+            ),
+        )
+        still_loading = False
         task = asyncio.ensure_future(action())
         try:
-            await asyncio.wait({task, opening.future}, return_when=asyncio.FIRST_COMPLETED)
+            either: set[asyncio.Future[Any]] = {task, opening.future}
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             if task.done():
                 task.result()  # raises what the action raised
-                if navigation and requested.done:
-                    await self._finish_navigation(state)
+                if navigation and state.recorder.dialog is None:
+                    # One round trip: a navigation the action caused has announced itself.
+                    await state.tab.send("Runtime.evaluate", {"expression": "0"})
+                    if started.done and not opening.done:
+                        still_loading = not await _within(self.timeout, loaded, restored)
             else:
                 # Answered later by browser_handle_dialog; collect its outcome then.
                 task.add_done_callback(_log_outcome)
         finally:
             opening.close()
-            requested.close()
-        await state.tab.send(
-            "Runtime.evaluate", {"expression": "0"}
-        ) if state.recorder.dialog is None else None
+            started.close()
+            loaded.close()
+            restored.close()
         after = await self._observe(state)
-        return self._report(state, did, before, after)
+        report = self._report(state, did, before, after)
+        report.still_loading = still_loading
+        for download in report.downloads:
+            await self._locate(download)
+        return report
 
-    async def _finish_navigation(self, state: TabState) -> None:
-        stopped = state.tab.expect_event("Page.loadEventFired")
+    async def _locate(self, download: dict[str, Any]) -> None:
+        """Where the browser saves a download (the extension asks chrome.downloads)."""
         try:
-            await stopped.wait(self.timeout)
-        except BridgeError:
-            pass  # reported as still loading
-        finally:
-            stopped.close()
+            found = await self.hub.browser.request(
+                "downloadInfo", {"url": download["url"], "timeoutMs": 2000}
+            )
+        except BridgeError as exc:  # an older extension: the name is still reported
+            log.info("download location unknown: %s", exc)
+            return
+        if found.get("path"):
+            download["path"] = found["path"]
 
     def _report(
         self, state: TabState, did: str, before: PageState, after: PageState
@@ -571,13 +598,12 @@ class BrowserTools:
         return report
 
 
-async def _within(waiter: Any, seconds: float) -> bool:
-    """Whether the waited-for event came within ``seconds`` (False at the deadline)."""
-    try:
-        await waiter.wait(seconds)
-    except BridgeError:
-        return False
-    return True
+async def _within(seconds: float, *waiters: Waiter[Any]) -> bool:
+    """Whether any of the waited-for events came within ``seconds``."""
+    done, _ = await asyncio.wait(
+        {w.future for w in waiters}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED
+    )
+    return bool(done)
 
 
 def _log_outcome(task: asyncio.Future[Any]) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bridge.tools.actions import ActionBlocked
-from bridge.tools.browsing import BrowserTools, NoCurrentTab, ToolHub
+from bridge.tools.browsing import BrowserTools, NoCurrentTab, ToolHub, ToolSettings
 from bridge.tools.targets import TargetNotFound
 from bridge.tools.urls import UrlRefused
 
@@ -93,6 +93,7 @@ async def test_open_shadow_dom_by_selector_and_by_ref(tools: BrowserTools, site:
 
 
 async def test_a_hover_menu(tools: BrowserTools, site: str) -> None:
+    tools.hub.settings = ToolSettings(action_timeout=1.0)  # the first click must fail
     await tools.navigate(f"{site}/hover")
     with pytest.raises(ActionBlocked, match=r"display:none on div#menu"):
         await tools.click("#item")
@@ -184,9 +185,13 @@ async def test_a_download_is_reported(tools: BrowserTools, site: str) -> None:
     await tools.navigate(f"{site}/download")
     report = await tools.click("#dl")
     assert [d["file_name"] for d in report.downloads] == ["report.csv"], report.to_text()
+    saved = Path(report.downloads[0]["path"])
+    assert saved.name == "report.csv" and saved.parent.name == "Downloads"
+    assert f"saved to {saved}" in report.to_text()
 
 
 async def test_a_covered_button_says_what_covers_it(tools: BrowserTools, site: str) -> None:
+    tools.hub.settings = ToolSettings(action_timeout=1.0)  # the first click must fail
     await tools.navigate(f"{site}/covered")
     with pytest.raises(ActionBlocked, match=r"covered by div#overlay\.modal"):
         await tools.click("#under")
@@ -237,7 +242,7 @@ async def test_history_resize_and_evaluate(tools: BrowserTools, site: str) -> No
     await tools.navigate(f"{site}/form")
     await tools.navigate(f"{site}/dialogs")
     back = await tools.go_back()
-    assert back.url.endswith("/form")
+    assert back.url.endswith("/form") and not back.still_loading
     forward = await tools.go_forward()
     assert forward.url.endswith("/dialogs")
     await tools.resize(800, 600)
