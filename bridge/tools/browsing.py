@@ -33,7 +33,7 @@ from bridge.tools.targets import TabState, resolve_target
 from bridge.tools.urls import check_navigable
 from bridge.waiting import Waiter, scaled
 
-__all__ = ["BrowserTools", "NoCurrentTab", "ToolHub", "ToolSettings"]
+__all__ = ["BrowserTools", "DialogOpen", "NoCurrentTab", "ToolHub", "ToolSettings"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,10 @@ BODY_LIMIT = 10_000
 
 class NoCurrentTab(BridgeError):
     code = "no_current_tab"
+
+
+class DialogOpen(BridgeError):
+    code = "dialog_open"
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ class BrowserTools:
 
     # -- tabs -------------------------------------------------------------------------
 
-    async def _state(self, tab: int | None) -> TabState:
+    async def _state(self, tab: int | None, *, dialog_ok: bool = False) -> TabState:
         tab_id = tab if tab is not None else self.current
         if tab_id is None:
             raise NoCurrentTab(
@@ -120,6 +124,13 @@ class BrowserTools:
             raise
         if tab is not None:
             self.current = tab_id  # naming a tab selects it
+        dialog = state.recorder.dialog
+        if dialog is not None and not dialog_ok:
+            # Behind a dialog the page answers nothing: fail now instead of at a timeout.
+            raise DialogOpen(
+                f"a {dialog.kind} dialog is open on tab {tab_id} ({dialog.message!r}): answer "
+                "it with browser_handle_dialog first; the page can do nothing else until then"
+            )
         return state
 
     async def tabs(
@@ -141,7 +152,7 @@ class BrowserTools:
         if tab is None:
             raise ValueError(f"browser_tabs {action!r} needs a tab id (see action 'list')")
         if action == "select":
-            state = await self._state(tab)
+            state = await self._state(tab, dialog_ok=True)
             return {"tab": state.tab_id, "url": await _href(state)}
         if action == "close":
             await browser.close_tab(tab)
@@ -240,7 +251,7 @@ class BrowserTools:
     async def console_logs(
         self, level: str | None = None, tab: int | None = None
     ) -> dict[str, Any]:
-        state = await self._state(tab)
+        state = await self._state(tab, dialog_ok=True)  # recorded here: no page round trip
         order = ["debug", "log", "info", "warning", "error"]
         minimum = order.index(level) if level in order else 0
         entries = [
@@ -254,7 +265,7 @@ class BrowserTools:
     async def network_requests(
         self, filter: str | None = None, tab: int | None = None
     ) -> dict[str, Any]:
-        state = await self._state(tab)
+        state = await self._state(tab, dialog_ok=True)  # recorded here: no page round trip
         pattern = re.compile(filter, re.I) if filter else None
         rows = [
             e.summary(i)
@@ -463,7 +474,7 @@ class BrowserTools:
     async def handle_dialog(
         self, accept: bool, prompt_text: str | None = None, tab: int | None = None
     ) -> ActionReport:
-        state = await self._state(tab)
+        state = await self._state(tab, dialog_ok=True)
         dialog = state.recorder.dialog
         if dialog is None:
             raise BridgeError(f"no dialog is open on tab {state.tab_id}")

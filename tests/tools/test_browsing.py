@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from bridge.tools.actions import ActionBlocked
-from bridge.tools.browsing import BrowserTools, NoCurrentTab, ToolHub, ToolSettings
+from bridge.tools.browsing import (
+    BrowserTools,
+    DialogOpen,
+    NoCurrentTab,
+    ToolHub,
+    ToolSettings,
+)
 from bridge.tools.targets import TargetNotFound
 from bridge.tools.urls import UrlRefused
 
@@ -124,6 +130,8 @@ async def test_dialogs_never_hang_a_call(
     report = await tools.click(button)
     assert report.dialog is not None and report.dialog["type"] == button[1:]
     assert "browser_handle_dialog" in report.to_text()
+    with pytest.raises(DialogOpen, match="answer it with browser_handle_dialog"):
+        await tools.snapshot()  # at once: a page behind a dialog would never answer
     await tools.handle_dialog(accept, prompt)
     assert await text_of(tools, "#r") == result
 
