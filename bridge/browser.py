@@ -92,9 +92,20 @@ class Browser:
         result = await self.request("listTabs")
         return [TabInfo.from_wire(t) for t in result.get("tabs", [])]
 
-    async def new_tab(self, url: str = "about:blank", *, active: bool = False) -> CdpSession:
-        """Open a tab, attach to it, then navigate, so its load is observed by us."""
-        created = await self.request("createTab", {"url": "about:blank", "active": active})
+    async def new_tab(
+        self, url: str = "about:blank", *, active: bool = False, own_window: bool = False
+    ) -> CdpSession:
+        """Open a tab, attach to it, then navigate, so its load is observed by us.
+
+        ``own_window``: in an unfocused window of its own, where it is the active tab: it
+        renders like a visible tab (fast input, reliable screenshots) and takes nobody's
+        focus. A background tab in the person's window only renders with focus emulation,
+        and even then a screenshot may wait for a frame that never comes.
+        """
+        params: dict[str, Any] = {"url": "about:blank", "active": active}
+        if own_window:
+            params["ownWindow"] = True
+        created = await self.request("createTab", params)
         session = await self.attach(int(created["tabId"]))
         if url != "about:blank":
             try:

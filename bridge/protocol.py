@@ -24,7 +24,8 @@ not ``{code, message}`` still does, as ``malformed``); without one (``{"id": nul
 Only a frame that is neither a reply nor an event (nor, for the extension, a command) is
 answered as malformed, so two peers can never ping-pong errors at each other.
 
-Version 3 added the ``downloadInfo`` command (where the newest download of a URL is saved).
+Version 3 added the ``downloadInfo`` command (where the newest download of a URL is saved)
+and ``createTab``'s ``ownWindow`` (a tab in an unfocused window of its own).
 
 Batches (version 2): either side may send a JSON array of such messages as one frame. Both
 sides batch only while several commands are in flight, so a lone round trip pays nothing,

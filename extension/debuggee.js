@@ -85,6 +85,14 @@ export class Debuggee {
         return { tabs: (await chrome.tabs.query({})).map((t) => this.describe(t, relay)) };
       case 'createTab': {
         const url = typeof params.url === 'string' ? params.url : 'about:blank';
+        if (params.ownWindow) {
+          // A window of its own, not focused: the tab is the active one there, so it renders
+          // (input, screenshots, timers at full speed) without taking the person's focus.
+          const win = await chrome.windows.create({ url, focused: false });
+          const tab = win && win.tabs && win.tabs[0];
+          if (!tab || tab.id === undefined) throw new CommandError('error', 'no tab in the new window');
+          return { tabId: tab.id, url: tab.pendingUrl || tab.url || url, windowId: win.id };
+        }
         const tab = await chrome.tabs.create({ url, active: !!params.active });
         return { tabId: tab.id, url: tab.pendingUrl || tab.url || url };
       }

@@ -2,7 +2,7 @@
 // The relay <-> extension wire protocol. Mirrors bridge/protocol.py: change
 // PROTOCOL_VERSION on both sides whenever a command, event or field changes.
 // Version 2: a frame may be a JSON array of messages (batches while many are in flight).
-// Version 3: the downloadInfo command (where a download is saved).
+// Version 3: the downloadInfo command (where a download is saved); createTab's ownWindow.
 
 export const PROTOCOL_VERSION = 3;
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.browser import Browser, TabInfo
-from bridge.errors import BridgeError, CommandFailed
+from bridge.errors import BridgeError, BridgeTimeout, CdpError, CommandFailed
 from bridge.page_script import PageScript
 from bridge.tools import actions
 from bridge.tools.dom import dom_page
@@ -38,6 +38,7 @@ __all__ = ["BrowserTools", "DialogOpen", "NoCurrentTab", "ToolHub", "ToolSetting
 log = logging.getLogger(__name__)
 
 MAX_WAIT_S = 30.0
+SCREENSHOT_WAIT_S = 5.0
 MAX_SCREENSHOT_SIDE = 8000  # pixels; larger pages are scaled down, never refused
 BODY_LIMIT = 10_000
 
@@ -145,7 +146,7 @@ class BrowserTools:
             target = check_navigable(
                 url or "about:blank", allow_file=self.hub.settings.allow_file_urls
             )
-            session = await browser.new_tab(target)
+            session = await browser.new_tab(target, own_window=True)
             self.current = session.tab_id
             state = await self.hub.state(session.tab_id)
             return {"tab": state.tab_id, "url": target}
@@ -177,7 +178,7 @@ class BrowserTools:
     async def navigate(self, url: str, tab: int | None = None) -> ActionReport:
         target = check_navigable(url, allow_file=self.hub.settings.allow_file_urls)
         if tab is None and self.current is None:
-            session = await self.hub.browser.new_tab("about:blank")
+            session = await self.hub.browser.new_tab("about:blank", own_window=True)
             self.current = session.tab_id
         state = await self._state(tab)
 
@@ -245,7 +246,20 @@ class BrowserTools:
             params["captureBeyondViewport"] = True
             if width * height * scale * scale > 4_000_000:
                 params.update(format="jpeg", quality=80)
-        shot = await state.tab.send("Page.captureScreenshot", params, timeout=scaled(60.0))
+        try:
+            # A tab in the background of its window may never produce the frame this waits
+            # for (seen in Chromium 156, through chrome.debugger and direct CDP alike).
+            shot = await state.tab.send(
+                "Page.captureScreenshot", params, timeout=scaled(SCREENSHOT_WAIT_S)
+            )
+        except BridgeTimeout:
+            if "clip" in params:
+                raise BridgeError(
+                    "Chrome rendered no frame of this background tab for an element or "
+                    "full-page screenshot; a viewport screenshot still works, or open the page "
+                    "in a tab of its own with browser_tabs new"
+                ) from None
+            return await _screencast_frame(state), "png"
         return base64.b64decode(shot["data"]), str(params["format"])
 
     async def console_logs(
@@ -373,7 +387,9 @@ class BrowserTools:
                 state, el, self.timeout, button=button, double=double_click, modifiers=modifiers
             )
 
-        return await self._act(state, f"Clicked {element or target}", go)
+        # A download link's download starts a moment after the click's input is handled.
+        downloads = bool(await el.call(_DOWNLOAD_LINK_JS))
+        return await self._act(state, f"Clicked {element or target}", go, expect_download=downloads)
 
     async def hover(self, target: str, tab: int | None = None) -> ActionReport:
         state = await self._state(tab)
@@ -506,7 +522,7 @@ class BrowserTools:
         if dialog_open or state.recorder.dialog is not None:
             url, title = state.tab.url, state.tab.title  # a page behind a dialog cannot answer
         else:
-            url, title = await state.tab.evaluate("[location.href, document.title]")
+            url, title = await _evaluate_across_navigation(state, "[location.href, document.title]")
         tabs = frozenset(t.tab_id for t in await self.hub.browser.list_tabs())
         rec = state.recorder
         return PageState(url, title, tabs, rec.console_seen, len(rec.downloads), len(rec.opened))
@@ -519,6 +535,7 @@ class BrowserTools:
         *,
         navigation: bool = True,
         dialog_open: bool = False,
+        expect_download: bool = False,
     ) -> ActionReport:
         """Run ``action`` and say what changed. A dialog that opens ends the wait at once
         (the input command it blocks finishes when the dialog is answered); a navigation the
@@ -543,6 +560,11 @@ class BrowserTools:
                 and not p.get("frame", {}).get("parentId")
             ),
         )
+        # A navigation also ends when it stops (failed, aborted, or turned into a download).
+        stopped = state.tab.expect_event(
+            "Page.frameStoppedLoading", lambda p: p.get("frameId") == main
+        )
+        downloading = state.tab.expect_event("Page.downloadWillBegin")
         still_loading = False
         task = asyncio.ensure_future(action())
         try:
@@ -554,7 +576,11 @@ class BrowserTools:
                     # One round trip: a navigation the action caused has announced itself.
                     await state.tab.send("Runtime.evaluate", {"expression": "0"})
                     if started.done and not opening.done:
-                        still_loading = not await _within(self.timeout, loaded, restored)
+                        still_loading = not await _within(
+                            self.timeout, loaded, restored, stopped, downloading
+                        )
+                    if expect_download:  # a link that downloads: its start is part of the click
+                        await _within(self.timeout, downloading)
             else:
                 # Answered later by browser_handle_dialog; collect its outcome then.
                 task.add_done_callback(_log_outcome)
@@ -563,6 +589,8 @@ class BrowserTools:
             started.close()
             loaded.close()
             restored.close()
+            stopped.close()
+            downloading.close()
         after = await self._observe(state)
         report = self._report(state, did, before, after)
         report.still_loading = still_loading
@@ -617,6 +645,20 @@ async def _within(seconds: float, *waiters: Waiter[Any]) -> bool:
     return bool(done)
 
 
+async def _screencast_frame(state: TabState) -> bytes:
+    """The viewport from one screencast frame: screencasts keep producing frames for a
+    background tab when a plain capture waits in vain."""
+    frame = state.tab.expect_event("Page.screencastFrame")
+    try:
+        await state.tab.send("Page.startScreencast", {"format": "png", "everyNthFrame": 1})
+        params = await frame.wait(scaled(SCREENSHOT_WAIT_S))
+        await state.tab.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]})
+        return base64.b64decode(params["data"])
+    finally:
+        frame.close()
+        await state.tab.send("Page.stopScreencast")
+
+
 def _log_outcome(task: asyncio.Future[Any]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.info("an action that opened a dialog ended with: %r", task.exception())
@@ -625,7 +667,17 @@ def _log_outcome(task: asyncio.Future[Any]) -> None:
 async def _href(state: TabState) -> str:
     if state.recorder.dialog is not None:
         return state.tab.url
-    return str(await state.tab.evaluate("location.href"))
+    return str(await _evaluate_across_navigation(state, "location.href"))
+
+
+async def _evaluate_across_navigation(state: TabState, expression: str) -> Any:
+    """Evaluate; if a navigation replaced the document meanwhile, once more in the new one."""
+    try:
+        return await state.tab.evaluate(expression)
+    except CdpError as exc:
+        if "context" not in str(exc).lower():
+            raise
+        return await state.tab.evaluate(expression)
 
 
 def _paths(paths: list[str]) -> list[Path]:
@@ -643,6 +695,10 @@ def _cut(text: str) -> str:
         return text
     return text[:BODY_LIMIT] + f"… ({len(text) - BODY_LIMIT} more characters)"
 
+
+_DOWNLOAD_LINK_JS = """function () {
+  return !!(this.closest && this.closest('a[download]'));
+}"""
 
 _KIND_JS = """function () {
   if (this.tagName === 'SELECT') return 'select';

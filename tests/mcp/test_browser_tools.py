@@ -127,7 +127,7 @@ async def test_a_stdio_client_completes_a_task_with_browser_tools_only(
                 values = (await call("browser_get_form_values", {})).structured_content
                 assert "ada@example.test" in str(values)
                 shot = await call("browser_screenshot", {})
-                assert shot.content[0].type == "image"
+                assert shot.content[0].type == "image", shot.content[0]
                 await call("browser_navigate", {"url": f"{site}/fetch"})
                 await call("browser_click", {"target": "#go"})
                 await call("browser_wait", {"text": "42"})

@@ -23,7 +23,7 @@ def _client(bridge: Bridge) -> Client:
 
 
 async def test_tools_and_their_schemas(bridge: Bridge) -> None:
-    async with _client(bridge) as client:
+    async with Client(build_server(lambda: bridge, groups=("ask",))) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == {
         "ask_chatgpt_web",
