@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bridge.cdp import CdpSession
 from bridge.tools.actions import ActionBlocked
 from bridge.tools.browsing import (
     BrowserTools,
@@ -285,3 +286,16 @@ async def test_clients_keep_their_own_current_tab(hub: ToolHub, site: str) -> No
     await two.navigate(f"{site}/dialogs")
     assert one.current != two.current
     assert "Sign up" in await one.snapshot() and "Confirm" in await two.snapshot()
+
+
+async def test_provider_tabs_are_never_a_default(
+    tools: BrowserTools, site: str, chatgpt_tab: CdpSession
+) -> None:
+    """The ask tools' ChatGPT tab is left alone unless an agent names it."""
+    before = await chatgpt_tab.evaluate("location.href")
+    await tools.navigate(f"{site}/form")
+    assert tools.current != chatgpt_tab.tab_id
+    await tools.click("#agree")
+    assert await chatgpt_tab.evaluate("location.href") == before
+    named = await tools.snapshot(tab=chatgpt_tab.tab_id)  # explicit: allowed
+    assert named.startswith(f"tab {chatgpt_tab.tab_id}: https://chatgpt.com/")
