@@ -73,6 +73,56 @@ async def _relay_main(args: argparse.Namespace) -> int:
         await runtime.stop()
 
 
+async def _cdp_main(args: argparse.Namespace) -> int:
+    """Serve the DevTools endpoint: one line with its URL on stdout, then until told to stop
+    (SIGTERM, SIGINT, or stdin closing)."""
+    options = options_from_args(args)
+    options.cdp = True
+    runtime = Runtime(options)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    stdin_closed = (
+        asyncio.ensure_future(asyncio.to_thread(sys.stdin.read)) if not sys.stdin.isatty() else None
+    )
+    try:
+        await runtime.start()
+        print(f"CDP endpoint: {runtime.cdp_url}", flush=True)
+        waits: set[asyncio.Future[object]] = {asyncio.ensure_future(stop.wait())}
+        if stdin_closed is not None:
+            waits.add(stdin_closed)
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for w in waits:
+            w.cancel()
+        return 0
+    except (BridgeError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        await runtime.stop()
+
+
+async def _stdin_eof() -> asyncio.Future[object] | None:
+    """A future done when stdin closes (read without a thread, so nothing blocks exit);
+    None when stdin is a terminal or a file, which never 'closes'."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return None
+    reader = asyncio.StreamReader()
+    loop = asyncio.get_running_loop()
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    except (ValueError, OSError):
+        return None
+
+    async def until_eof() -> object:
+        while await reader.read(65536):
+            pass
+        return None
+
+    return asyncio.ensure_future(until_eof())
+
+
 async def _ask_main(args: argparse.Namespace) -> int:
     options = options_from_args(args)
     options.connect_timeout = args.connect_timeout
@@ -125,8 +175,12 @@ def main(argv: list[str] | None = None) -> int:
     add_runtime_arguments(ask)
     relay = sub.add_parser("relay", help="run a relay and report the extension's connection")
     add_runtime_arguments(relay, state=False)
+    cdp = sub.add_parser(
+        "cdp", help="serve a DevTools endpoint for Playwright/Puppeteer through the extension"
+    )
+    add_runtime_arguments(cdp)
     args = parser.parse_args(argv)
-    runner = _ask_main if args.command == "ask" else _relay_main
+    runner = {"ask": _ask_main, "relay": _relay_main, "cdp": _cdp_main}[args.command]
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(runner(args))
     return 130

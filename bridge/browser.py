@@ -11,7 +11,9 @@ ExtensionDisconnected at once.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +45,7 @@ class TabInfo:
     title: str
     active: bool
     attached_here: bool
+    target_id: str = ""  # the DevTools target id (a page's main frame id)
 
     @classmethod
     def from_wire(cls, raw: dict[str, Any]) -> TabInfo:
@@ -52,6 +55,7 @@ class TabInfo:
             title=str(raw.get("title", "")),
             active=bool(raw.get("active", False)),
             attached_here=bool(raw.get("attachedHere", False)),
+            target_id=str(raw.get("targetId", "")),
         )
 
 
@@ -77,6 +81,9 @@ class Browser:
         self.connect_timeout = scaled(10.0) if connect_timeout is None else connect_timeout
         self.sessions: dict[int, CdpSession] = {}
         self._attached_via: dict[int, Transport] = {}
+        self._attach_locks: dict[int, asyncio.Lock] = {}
+        #: Called with the event's params when an attached tab opens a tab (a popup).
+        self.tab_created_listeners: list[Callable[[dict[str, Any]], None]] = []
         self._unsubscribe = connector.subscribe(self)
 
     async def transport(self) -> Transport:
@@ -116,14 +123,25 @@ class Browser:
         return session
 
     async def attach(self, tab_id: int) -> CdpSession:
-        transport = await self.transport()
-        await transport.request("attachTab", {"tabId": tab_id}, timeout=scaled(10.0))
-        session = self.sessions.get(tab_id)
-        if session is None or session.ended is not None:
-            session = CdpSession(self, tab_id)
-            self.sessions[tab_id] = session
-        self._attached_via[tab_id] = transport
-        return session
+        """The tab's session, attached through the current transport (once: concurrent
+        callers share one attachment)."""
+        lock = self._attach_locks.setdefault(tab_id, asyncio.Lock())
+        async with lock:
+            transport = await self.transport()
+            session = self.sessions.get(tab_id)
+            if (
+                session is not None
+                and session.ended is None
+                and self._attached_via.get(tab_id) is transport
+            ):
+                return session
+            await transport.request("attachTab", {"tabId": tab_id}, timeout=scaled(10.0))
+            session = self.sessions.get(tab_id)
+            if session is None or session.ended is not None:
+                session = CdpSession(self, tab_id)
+                self.sessions[tab_id] = session
+            self._attached_via[tab_id] = transport
+            return session
 
     async def detach(self, tab_id: int) -> None:
         self._forget(tab_id, DebuggerDetached(tab_id, "detached by bridge"))
@@ -187,6 +205,13 @@ class Browser:
             session = self.sessions.get(p["tabId"])
             if session is not None:
                 session.dispatch(p["method"], p.get("params") or {}, p.get("sessionId"))
+            return
+        if event.method == "tabCreated":
+            for callback in list(self.tab_created_listeners):
+                try:
+                    callback(p)
+                except Exception:
+                    log.exception("tabCreated listener failed")
             return
         if event.method == "tabUpdated":
             session = self.sessions.get(p["tabId"])

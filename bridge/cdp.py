@@ -87,6 +87,8 @@ class CdpSession:
         self.host = host
         self.tab_id = tab_id
         self._listeners: dict[tuple[str, str | None], list[Listener]] = {}
+        self._taps: list[Callable[[str, Params, str | None], None]] = []
+        self._enders: list[Callable[[BridgeError], None]] = []
         self._waits: dict[object, _EventWait] = {}
         self.ended: BridgeError | None = None
         self.default_timeout = scaled(30.0)
@@ -172,6 +174,17 @@ class CdpSession:
 
         return unsubscribe
 
+    def tap(self, callback: Callable[[str, Params, str | None], None]) -> Callable[[], None]:
+        """Every event of this tab, child sessions' included: ``callback(method, params,
+        session_id)`` (the DevTools endpoint forwards them all). Returns the unsubscribe."""
+        self._taps.append(callback)
+        return lambda: self._taps.remove(callback) if callback in self._taps else None
+
+    def on_end(self, callback: Callable[[BridgeError], None]) -> Callable[[], None]:
+        """``callback(error)`` once, when the session ends (tab closed, debugger detached)."""
+        self._enders.append(callback)
+        return lambda: self._enders.remove(callback) if callback in self._enders else None
+
     def expect_event(
         self, method: str, predicate: Predicate | None = None, *, session_id: str | None = None
     ) -> Waiter[Params]:
@@ -206,6 +219,11 @@ class CdpSession:
 
     def dispatch(self, method: str, params: Params, session_id: str | None = None) -> None:
         """An event for this tab. A listener that raises is logged; the others still run."""
+        for tap in list(self._taps):
+            try:
+                tap(method, params, session_id)
+            except Exception:
+                log.exception("event tap for %s on tab %s failed", method, self.tab_id)
         for callback in list(self._listeners.get((method, session_id), ())):
             try:
                 callback(params)
@@ -225,9 +243,16 @@ class CdpSession:
 
     def end(self, error: BridgeError) -> None:
         """The tab is gone or no longer ours: everything pending fails now, and from now on."""
-        if self.ended is None:
+        first = self.ended is None
+        if first:
             self.ended = error
         self.interrupt(error)
+        if first:
+            for callback in list(self._enders):
+                try:
+                    callback(error)
+                except Exception:
+                    log.exception("end callback of tab %s failed", self.tab_id)
 
     # -- lifecycle ------------------------------------------------------------------
 

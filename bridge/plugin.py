@@ -101,6 +101,7 @@ def pytest_report_header(config: pytest.Config) -> str:
 _SESSION_LOOP_FIXTURES = frozenset(
     {
         "bridge_runtime",
+        "bridge_cdp_url",
         "launched_browser",
         "relay",
         "extension_link",
@@ -200,7 +201,9 @@ def fakes(fake_sites: FakeSites) -> FakeSites:
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def bridge_runtime(
-    bridge_options: BridgeOptions, request: pytest.FixtureRequest
+    bridge_options: BridgeOptions,
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> AsyncIterator[Runtime]:
     """The stack the MCP server runs, wired by the same ``Runtime``: relay, browser, facade.
 
@@ -222,6 +225,8 @@ async def bridge_runtime(
             browser_path=bridge_options.browser_path,
             chrome_args=chrome_args,
             remote_debugging=True,
+            cdp=True,  # the DevTools endpoint, for Playwright/Puppeteer (bridge_cdp_url)
+            state_dir=tmp_path_factory.mktemp("bridge-runtime"),
         )
     )
     await runtime.start()
@@ -235,6 +240,14 @@ async def bridge_runtime(
 async def launched_browser(bridge_runtime: Runtime) -> LaunchedBrowser | None:
     """The browser this session launched, or None with ``--live``."""
     return bridge_runtime.launched
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def bridge_cdp_url(bridge_runtime: Runtime) -> str:
+    """``ws://127.0.0.1:<port>/cdp?token=…``: Playwright's ``connect_over_cdp`` (or
+    Puppeteer's ``connect``) drives the session's browser through the extension."""
+    await bridge_runtime.connected()
+    return bridge_runtime.cdp_url
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")

@@ -25,7 +25,8 @@ Only a frame that is neither a reply nor an event (nor, for the extension, a com
 answered as malformed, so two peers can never ping-pong errors at each other.
 
 Version 3 added the ``downloadInfo`` command (where the newest download of a URL is saved)
-and ``createTab``'s ``ownWindow`` (a tab in an unfocused window of its own).
+``createTab``'s ``ownWindow`` (a tab in an unfocused window of its own), ``listTabs``'
+``targetId`` and the ``tabCreated`` event (a tab opened by an owned tab: popups).
 
 Batches (version 2): either side may send a JSON array of such messages as one frame. Both
 sides batch only while several commands are in flight, so a lone round trip pays nothing,
@@ -75,7 +76,9 @@ COMMANDS: Final = frozenset(
         "ping",
     }
 )
-EVENTS: Final = frozenset({"hello", "cdpEvent", "tabDetached", "tabUpdated", "tabRemoved"})
+EVENTS: Final = frozenset(
+    {"hello", "cdpEvent", "tabDetached", "tabUpdated", "tabRemoved", "tabCreated"}
+)
 
 # The biggest integer both JSON sides represent exactly (JavaScript's Number.MAX_SAFE_INTEGER).
 _MAX_ID: Final = 2**53 - 1
@@ -202,6 +205,7 @@ _EVENT_FIELDS: Final[dict[str, dict[str, tuple[type, ...]]]] = {
     "tabDetached": {"tabId": (int,), "reason": (str,), "?tabExists": (bool,)},
     "tabUpdated": {"tabId": (int,), "?url": (str,), "?title": (str,), "?status": (str,)},
     "tabRemoved": {"tabId": (int,)},
+    "tabCreated": {"tabId": (int,), "openerTabId": (int,), "?url": (str,), "?targetId": (str,)},
 }
 
 

@@ -21,22 +21,26 @@ import json
 import logging
 import os
 import time
+import urllib.parse
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
-from websockets.typing import Origin
 
 from bridge import __version__, protocol
 from bridge.errors import BridgeError, ExtensionNotConnected
 from bridge.link import ExtensionLink
 from bridge.protocol import Event, ProtocolError
+from bridge.tokens import token_matches
 from bridge.transport import TransportListener
 from bridge.waiting import scaled
+
+if TYPE_CHECKING:
+    from bridge.cdp_endpoint import CdpEndpoint
 
 __all__ = [
     "DEFAULT_ORIGIN",
@@ -54,7 +58,10 @@ DEFAULT_ORIGIN: Final = f"chrome-extension://{EXTENSION_ID}"
 PORT_RANGE: Final = (19222, 19250)
 # Full-page screenshots at scale 2 exceed 8 MiB; leave room for much larger ones.
 MAX_FRAME: Final = 256 * 1024 * 1024
-KEEPALIVE_S: Final = 15.0  # MV3 service workers need traffic at least every ~20-30 s
+KEEPALIVE_S: Final = 15.0
+CDP_PATHS: Final = frozenset(
+    {"/json/version", "/json/version/", "/json/list", "/json/list/", "/json", "/json/", "/cdp"}
+)  # MV3 service workers need traffic at least every ~20-30 s
 
 # Close codes the extension understands (extension/protocol.js mirrors them).
 CLOSE_REFUSED: Final = 4001  # version mismatch or bad hello: do not retry quickly
@@ -91,6 +98,8 @@ class Relay:
         self._link_changed = asyncio.Condition()
         self._trusted_instances: set[str] = set()
         self._listeners: list[TransportListener] = []
+        #: The DevTools endpoint served on this port, when enabled (bridge.cdp_endpoint).
+        self.cdp: CdpEndpoint | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle -----------------------------------------------------------------
@@ -118,7 +127,6 @@ class Relay:
                     self._handle,
                     self.host,
                     port,
-                    origins=[Origin(o) for o in self.allowed_origins],
                     process_request=self._process_request,
                     max_size=MAX_FRAME,
                     max_queue=None,
@@ -242,23 +250,53 @@ class Relay:
             return origin in self.allowed_origins
         return headers.get("Sec-Fetch-Site", "none") == "none"
 
-    def _process_request(self, conn: ServerConnection, request: Request) -> Response | None:
-        path = request.path.split("?", 1)[0]
+    async def _process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        path, _, query = request.path.partition("?")
         if not self._host_ok(request.headers):
             return _plain(conn, http.HTTPStatus.MISDIRECTED_REQUEST, "unknown Host\n")
         if path == "/extension":
-            return None  # the WebSocket handshake checks the Origin (403 if foreign)
+            # Checked here rather than by the server's origins list: /cdp takes no Origin.
+            if request.headers.get("Origin") not in self.allowed_origins:
+                return _plain(conn, http.HTTPStatus.FORBIDDEN, "forbidden origin\n")
+            return None
         if path == "/relay-info":
             if not self._discovery_allowed(request.headers):
                 return _plain(conn, http.HTTPStatus.FORBIDDEN, "forbidden origin\n")
             return _response(
                 http.HTTPStatus.OK, json.dumps(self.relay_info()).encode(), "application/json"
             )
+        if path in CDP_PATHS and self.cdp is not None:
+            return await self._cdp_request(conn, request, path, query)
         return _plain(conn, http.HTTPStatus.NOT_FOUND, "not found\n")
+
+    async def _cdp_request(
+        self, conn: ServerConnection, request: Request, path: str, query: str
+    ) -> Response | None:
+        """The DevTools endpoint: a token always; never a web page (no Origin at all)."""
+        assert self.cdp is not None
+        if request.headers.get("Origin") is not None:
+            return _plain(conn, http.HTTPStatus.FORBIDDEN, "forbidden origin\n")
+        given = _bearer(request.headers.get("Authorization"))
+        if given is None:
+            given = urllib.parse.parse_qs(query).get("token", [None])[0]
+        if not token_matches(given, self.cdp.token):
+            return _plain(conn, http.HTTPStatus.UNAUTHORIZED, "missing or wrong token\n")
+        if path == "/cdp":
+            return None  # the WebSocket handshake goes on
+        host = f"127.0.0.1:{self._port}"
+        if path.startswith("/json/version"):
+            body: Any = self.cdp.version(host)
+        else:
+            body = await self.cdp.target_list(host)
+        return _response(http.HTTPStatus.OK, json.dumps(body).encode(), "application/json")
 
     # -- WebSocket side --------------------------------------------------------------
 
     async def _handle(self, ws: ServerConnection) -> None:
+        if ws.request is not None and ws.request.path.partition("?")[0] == "/cdp":
+            assert self.cdp is not None  # checked before the upgrade
+            await self.cdp.serve(ws)
+            return
         try:
             async with asyncio.timeout(scaled(5.0)):
                 first = await ws.recv()
@@ -357,6 +395,12 @@ def _response(status: http.HTTPStatus, body: bytes, content_type: str) -> Respon
         ]
     )
     return Response(status.value, status.phrase, headers, body)
+
+
+def _bearer(header: str | None) -> str | None:
+    if header and header.lower().startswith("bearer "):
+        return header[7:].strip()
+    return None
 
 
 def _plain(conn: ServerConnection, status: http.HTTPStatus, text: str) -> Response:

@@ -15,11 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bridge.browser import Browser
+from bridge.cdp_endpoint import CdpEndpoint
 from bridge.core import Bridge
 from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.link import ExtensionLink
 from bridge.providers.flow import AskFlow
 from bridge.relay import Relay
+from bridge.state import default_state_dir
+from bridge.tokens import load_or_create_token
 from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
 
@@ -48,6 +51,7 @@ class RuntimeOptions:
     connect_timeout: float | None = None
     flow: AskFlow | None = None
     tool_settings: ToolSettings | None = None  # the browser tools' action timeout, file URLs
+    cdp: bool = False  # serve the DevTools endpoint (/json/*, /cdp) on the relay's port
 
 
 def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True) -> None:
@@ -135,6 +139,10 @@ class Runtime:
             flow=opts.flow,
             tool_settings=opts.tool_settings,
         )
+        if opts.cdp:
+            state_dir = opts.state_dir or default_state_dir()
+            token, _ = load_or_create_token(state_dir / "cdp-token")
+            self.relay.cdp = CdpEndpoint(self.browser, token)
         if self.launched is not None:
             try:
                 await self.launched.start()
@@ -142,6 +150,18 @@ class Runtime:
                 await self.relay.stop()
                 raise
         return self
+
+    @property
+    def cdp_url(self) -> str:
+        """``ws://127.0.0.1:<port>/cdp?token=…`` (with ``cdp=True``): for CDP clients."""
+        if self.relay.cdp is None:
+            raise RuntimeError("the DevTools endpoint is off: RuntimeOptions(cdp=True)")
+        return f"ws://127.0.0.1:{self.relay.port}/cdp?token={self.relay.cdp.token}"
+
+    @property
+    def cdp_http_url(self) -> str:
+        """``http://127.0.0.1:<port>``: with ``Authorization: Bearer <token>``."""
+        return f"http://127.0.0.1:{self.relay.port}"
 
     async def connected(self, timeout: float | None = None) -> ExtensionLink:
         """The extension's link, once it has connected (ExtensionNotConnected after timeout)."""

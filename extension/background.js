@@ -13,6 +13,7 @@ const discovery = new Discovery(debuggee);
 chrome.debugger.onEvent.addListener((source, method, params) => debuggee.onEvent(source, method, params));
 chrome.debugger.onDetach.addListener((source, reason) => debuggee.onDetach(source, reason));
 chrome.tabs.onRemoved.addListener((tabId) => debuggee.onTabRemoved(tabId));
+chrome.tabs.onCreated.addListener((tab) => debuggee.onTabCreated(tab));
 chrome.tabs.onUpdated.addListener((tabId, change) => debuggee.onTabUpdated(tabId, change));
 
 // Fallback wake-up: if Chrome stops the worker anyway, the alarm starts it again and

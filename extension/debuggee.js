@@ -81,8 +81,11 @@ export class Debuggee {
     switch (method) {
       case 'ping':
         return {};
-      case 'listTabs':
-        return { tabs: (await chrome.tabs.query({})).map((t) => this.describe(t, relay)) };
+      case 'listTabs': {
+        // DevTools target ids (a page's is its main frame id, which CDP clients rely on).
+        const targets = new Map((await chrome.debugger.getTargets()).filter((t) => t.tabId !== undefined).map((t) => [t.tabId, t.id]));
+        return { tabs: (await chrome.tabs.query({})).map((t) => ({ ...this.describe(t, relay), targetId: targets.get(t.id) || '' })) };
+      }
       case 'createTab': {
         const url = typeof params.url === 'string' ? params.url : 'about:blank';
         if (params.ownWindow) {
@@ -262,6 +265,26 @@ export class Debuggee {
     chrome.tabs.get(tabId).then(
       () => relay.send(encodeEvent('tabDetached', { tabId, reason: String(reason), tabExists: true })),
       () => relay.send(encodeEvent('tabDetached', { tabId, reason: String(reason), tabExists: false })),
+    );
+  }
+
+  /**
+   * A tab opened by a tab a relay owns (a popup, a target=_blank link): that relay hears of
+   * it, with the new tab's DevTools target id, so CDP clients see the popup.
+   * @param {chrome.tabs.Tab} tab
+   */
+  async onTabCreated(tab) {
+    if (tab.id === undefined || tab.openerTabId === undefined) return;
+    const relay = this.ownerOf(tab.openerTabId);
+    if (!relay) return;
+    const target = (await chrome.debugger.getTargets()).find((t) => t.tabId === tab.id);
+    relay.send(
+      encodeEvent('tabCreated', {
+        tabId: tab.id,
+        openerTabId: tab.openerTabId,
+        url: tab.pendingUrl || tab.url || '',
+        targetId: target ? target.id : '',
+      }),
     );
   }
 

@@ -140,3 +140,32 @@ def _browser_pid(text: str) -> int:
     match = re.search(r"\(pid (\d+),", text)
     assert match, text
     return int(match.group(1))
+
+
+async def test_cdp_command_prints_one_line_and_stops_when_stdin_closes(tmp_path: Path) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bridge",
+        "cdp",
+        "--launch",
+        "--headless",
+        "--isolated",
+        "--state-dir",
+        str(tmp_path),
+        cwd=str(ROOT),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    line = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
+    token = (tmp_path / "cdp-token").read_text().strip()
+    assert (
+        line
+        == f"CDP endpoint: ws://127.0.0.1:{line.split(':')[3].split('/')[0]}/cdp?token={token}\n"
+    )
+    assert (tmp_path / "cdp-token").stat().st_mode & 0o777 == 0o600
+    proc.stdin.close()
+    assert await asyncio.wait_for(proc.wait(), 30) == 0
+    assert await proc.stdout.read() == b""  # exactly one line

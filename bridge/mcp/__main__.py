@@ -134,6 +134,7 @@ async def serve(args: argparse.Namespace) -> int:
     options.tool_settings = ToolSettings(
         action_timeout=args.action_timeout, allow_file_urls=args.allow_file_urls
     )
+    options.cdp = True  # the DevTools endpoint for Playwright/Puppeteer, behind its own token
     runtime = Runtime(options)
     server_options: dict[str, object] = {}
     if args.http:
@@ -176,6 +177,7 @@ async def serve(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
+    print(f"bridge: CDP endpoint: {runtime.cdp_url}", file=sys.stderr, flush=True)
     server = build_server(lambda: runtime.bridge, groups=groups, **server_options)
 
     async def run_server() -> None:

@@ -8,10 +8,7 @@ all (MCP clients are not web pages).
 
 from __future__ import annotations
 
-import contextlib
 import hmac
-import os
-import secrets
 import sys
 from pathlib import Path
 
@@ -19,37 +16,9 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 
+from bridge.tokens import load_or_create_token
+
 __all__ = ["StaticTokenVerifier", "auth_settings", "load_or_create_token", "security_settings"]
-
-
-def load_or_create_token(path: Path) -> tuple[str, bool]:
-    """The token in ``path``, made (0600, atomically) when missing; returns (token, created)."""
-    try:
-        token = path.read_text(encoding="utf-8").strip()
-        if token:
-            if path.stat().st_mode & 0o077:
-                path.chmod(0o600)  # tighten a file someone loosened
-            return token, False
-    except FileNotFoundError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(32)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.write(fd, (token + "\n").encode())
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        # link() fails if another process made the file meanwhile: then theirs wins.
-        os.link(tmp, path)
-    except FileExistsError:
-        return load_or_create_token(path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    return token, True
 
 
 class StaticTokenVerifier:

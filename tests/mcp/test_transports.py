@@ -208,6 +208,15 @@ async def _post(server: dict[str, Any], headers: dict[str, str]) -> int:
         return response.status_code
 
 
+async def test_the_devtools_endpoint_is_announced_on_stderr(http_server: dict[str, Any]) -> None:
+    token = (http_server["state"] / "cdp-token").read_text().strip()
+    assert any(
+        line.startswith("bridge: CDP endpoint: ws://127.0.0.1:")
+        and line.endswith(f"?token={token}")
+        for line in (raw.strip() for raw in http_server["stderr"])
+    ), http_server["stderr"]
+
+
 async def test_http_token_file_is_private_and_announced_once(http_server: dict[str, Any]) -> None:
     path = http_server["state"] / "mcp-token"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -1,0 +1,420 @@
+"""A DevTools endpoint through the extension: Playwright's ``connect_over_cdp`` and
+Puppeteer's ``connect`` drive the person's Chrome, which exposes no debugging port.
+
+On the relay's port: ``GET /json/version`` (and ``/json/version/``), ``/json/list`` (and
+``/json``), and the ``/cdp`` WebSocket, each only with the token (``Authorization: Bearer``
+or ``?token=``; the token is never served). Page-level CDP is forwarded to the tab through
+``chrome.debugger``; browser-level CDP, which ``chrome.debugger`` does not have, is emulated
+here: version, targets, auto-attach, sessions, contexts. Tabs are attached lazily, on the
+first command a client sends to them. Each client has its own sessions; a client that
+disconnects detaches nothing another user needs, and never closes the browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from bridge.browser import Browser, TabInfo
+from bridge.cdp import CdpSession
+from bridge.errors import BridgeError, CdpError, CommandFailed
+from bridge.waiting import scaled
+
+__all__ = ["CONTEXT_ID", "CdpEndpoint"]
+
+log = logging.getLogger(__name__)
+
+CONTEXT_ID = "bridge-default-context"  # one context: the person's profile
+BROWSER_SESSION = "browser"  # Target.attachToBrowserTarget's session: browser-level again
+Params = dict[str, Any]
+_DEBUGGABLE = re.compile(r"^(https?:|about:blank|data:|file:)")
+
+
+def target_id(info: TabInfo) -> str:
+    """The tab's DevTools target id: its main frame id, which CDP clients rely on."""
+    return info.target_id or f"tab-{info.tab_id}"
+
+
+def target_info(info: TabInfo, *, attached: bool) -> Params:
+    return {
+        "targetId": target_id(info),
+        "type": "page",
+        "title": info.title,
+        "url": info.url,
+        "attached": attached,
+        "canAccessOpener": False,
+        "browserContextId": CONTEXT_ID,
+    }
+
+
+class CdpEndpoint:
+    def __init__(self, browser: Browser, token: str) -> None:
+        self.browser = browser
+        self.token = token
+        self.clients: set[CdpClient] = set()
+
+    def product(self) -> str:
+        """``Chrome/<version>`` from the extension's user agent (what Playwright parses)."""
+        link = self.browser.connector.current
+        agent = getattr(getattr(link, "hello", None), "user_agent", "") or ""
+        match = re.search(r"(?:Headless)?Chrome/[\d.]+", agent)
+        return match.group(0) if match else "Chrome/0.0.0.0"
+
+    def version(self, host: str) -> Params:
+        link = self.browser.connector.current
+        agent = getattr(getattr(link, "hello", None), "user_agent", "") or ""
+        return {
+            "Browser": self.product(),
+            "Protocol-Version": "1.3",
+            "User-Agent": agent,
+            "webSocketDebuggerUrl": f"ws://{host}/cdp",  # the token goes in the request
+        }
+
+    async def target_list(self, host: str) -> list[Params]:
+        return [
+            {
+                "id": target_id(t),
+                "type": "page",
+                "title": t.title,
+                "url": t.url,
+                "webSocketDebuggerUrl": f"ws://{host}/cdp",
+            }
+            for t in await self.browser.list_tabs()
+            if _DEBUGGABLE.match(t.url)
+        ]
+
+    async def serve(self, ws: ServerConnection) -> None:
+        client = CdpClient(self, ws)
+        self.clients.add(client)
+        if len(self.clients) == 1:
+            self.browser.tab_created_listeners.append(self._tab_created)
+        try:
+            await client.run()
+        finally:
+            self.clients.discard(client)
+            client.close()
+            if not self.clients and self._tab_created in self.browser.tab_created_listeners:
+                self.browser.tab_created_listeners.remove(self._tab_created)
+
+    def _tab_created(self, params: Params) -> None:
+        for client in list(self.clients):
+            client.popup(params)
+
+
+@dataclass
+class _Alias:
+    """One client session on one tab (several may share a tab: attachToTarget twice)."""
+
+    session_id: str
+    tab_id: int
+    tab: CdpSession | None = None
+    untap: Any = None
+    unend: Any = None
+    target: str = ""  # the DevTools target id, for detach events
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one attach at a time
+
+
+@dataclass(eq=False)
+class CdpClient:
+    endpoint: CdpEndpoint
+    ws: ServerConnection
+    aliases: dict[str, _Alias] = field(default_factory=dict)
+    children: dict[str, str] = field(default_factory=dict)  # child session -> alias
+    auto_attach: bool = False
+    discover: bool = False
+    _ids: Any = field(default_factory=lambda: itertools.count(1))
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+
+    @property
+    def browser(self) -> Browser:
+        return self.endpoint.browser
+
+    async def run(self) -> None:
+        try:
+            async for frame in self.ws:
+                try:
+                    message = json.loads(frame)
+                    if not isinstance(message, dict) or not isinstance(message.get("id"), int):
+                        raise ValueError("a CDP command is an object with an integer id")
+                except ValueError as exc:
+                    await self._send({"id": None, "error": {"code": -32700, "message": str(exc)}})
+                    continue
+                task = asyncio.ensure_future(self._command(message))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+        except ConnectionClosed:
+            pass
+
+    def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for alias in self.aliases.values():
+            for undo in (alias.untap, alias.unend):
+                if undo is not None:
+                    undo()
+        self.aliases.clear()
+
+    async def _send(self, message: Params) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(json.dumps(message))
+
+    async def _command(self, message: Params) -> None:
+        request_id = message["id"]
+        method = str(message.get("method", ""))
+        params = message.get("params") or {}
+        session = message.get("sessionId")
+        reply: Params = {"id": request_id}
+        if session:
+            reply["sessionId"] = session
+        try:
+            if session and session != BROWSER_SESSION:
+                result = await self._tab_command(str(session), method, params)
+            else:
+                result = await self._browser_command(method, params)
+            reply["result"] = result
+        except CdpError as exc:
+            reply["error"] = {
+                "code": exc.cdp_code or -32000,
+                "message": str(exc).split(" failed: ", 1)[-1],
+            }
+        except (BridgeError, ValueError, KeyError) as exc:
+            reply["error"] = {"code": -32000, "message": str(exc)}
+        await self._send(reply)
+
+    # -- browser level (emulated) --------------------------------------------------------
+
+    async def _browser_command(self, method: str, params: Params) -> Params:
+        if method == "Browser.getVersion":
+            link = self.browser.connector.current
+            agent = getattr(getattr(link, "hello", None), "user_agent", "")
+            return {
+                "protocolVersion": "1.3",
+                "product": self.endpoint.product(),
+                "revision": "",
+                "userAgent": agent,
+                "jsVersion": "",
+            }
+        if method == "Target.setDiscoverTargets":
+            self.discover = bool(params.get("discover"))
+            if self.discover:
+                for info in await self._tabs():
+                    await self._event(
+                        "Target.targetCreated", {"targetInfo": target_info(info, attached=False)}
+                    )
+            return {}
+        if method == "Target.setAutoAttach":
+            self.auto_attach = bool(params.get("autoAttach"))
+            if self.auto_attach:
+                for info in await self._tabs():
+                    await self._announce(info, waiting=False)
+            return {}
+        if method == "Target.getTargets":
+            return {
+                "targetInfos": [
+                    target_info(t, attached=self._has(t.tab_id)) for t in await self._tabs()
+                ]
+            }
+        if method == "Target.getTargetInfo":
+            wanted = params.get("targetId")
+            if wanted is None:
+                return {
+                    "targetInfo": {
+                        "targetId": "browser",
+                        "type": "browser",
+                        "title": "",
+                        "url": "",
+                        "attached": True,
+                    }
+                }
+            info = await self._tab_info(str(wanted))
+            return {"targetInfo": target_info(info, attached=self._has(info.tab_id))}
+        if method == "Target.attachToTarget":
+            # A session of its own on the tab (e.g. Playwright's new_cdp_session), answered
+            # with its id alone: an attachedToTarget event would read as a second page.
+            info = await self._tab_info(str(params["targetId"]))
+            return {"sessionId": self._alias(info).session_id}
+        if method == "Target.attachToBrowserTarget":
+            return {"sessionId": BROWSER_SESSION}
+        if method == "Target.detachFromTarget":
+            self._drop(str(params.get("sessionId", "")))
+            return {}
+        if method == "Target.createTarget":
+            url = str(params.get("url") or "about:blank")
+            tab = await self.browser.new_tab(url, own_window=True)
+            created = [t for t in await self.browser.list_tabs() if t.tab_id == tab.tab_id]
+            if not created:
+                raise ValueError("the new tab closed at once")
+            if self.auto_attach:
+                await self._announce(created[0], waiting=True)
+            return {"targetId": target_id(created[0])}
+        if method == "Target.closeTarget":
+            info = await self._tab_info(str(params.get("targetId", "")))
+            await self.browser.close_tab(info.tab_id)  # ends the tab's aliases (_ended)
+            for alias in [a for a in self.aliases.values() if a.tab_id == info.tab_id]:
+                self._drop(alias.session_id)  # aliases never used (never attached)
+            await self._event("Target.targetDestroyed", {"targetId": target_id(info)})
+            return {"success": True}
+        if method == "Target.getBrowserContexts":
+            return {"browserContextIds": []}  # only the default context
+        if method == "Target.createBrowserContext":
+            raise ValueError("bridge drives the person's own profile: no new browser contexts")
+        if method in (
+            "Browser.setDownloadBehavior",
+            "Browser.grantPermissions",
+            "Browser.resetPermissions",
+        ):
+            return {}  # the person's browser keeps its own settings
+        if method == "Browser.close":
+            await self.ws.close(1000, "Browser.close: disconnected; the browser keeps running")
+            return {}
+        if method == "Browser.getWindowForTarget":
+            return {
+                "windowId": 1,
+                "bounds": {
+                    "left": 0,
+                    "top": 0,
+                    "width": 1280,
+                    "height": 800,
+                    "windowState": "normal",
+                },
+            }
+        if method in (
+            "Browser.setWindowBounds",
+            "Target.setRemoteLocations",
+            "Security.setIgnoreCertificateErrors",
+        ):
+            return {}
+        raise CdpError(method, f"'{method}' is not available through the bridge extension", -32601)
+
+    async def _tabs(self) -> list[TabInfo]:
+        return [t for t in await self.browser.list_tabs() if _DEBUGGABLE.match(t.url)]
+
+    async def _tab_info(self, target: str) -> TabInfo:
+        for info in await self.browser.list_tabs():
+            if target_id(info) == target:
+                return info
+        raise ValueError(f"No target with given id found: {target}")
+
+    def _has(self, tab_id: int) -> bool:
+        return any(a.tab_id == tab_id for a in self.aliases.values())
+
+    def _alias(self, info: TabInfo) -> _Alias:
+        alias = _Alias(
+            f"bridge-{info.tab_id}-{next(self._ids)}", info.tab_id, target=target_id(info)
+        )
+        self.aliases[alias.session_id] = alias
+        return alias
+
+    def popup(self, params: Params) -> None:
+        """A tab opened by one this client uses: announce it with its opener."""
+        opener = next((a for a in self.aliases.values() if a.tab_id == params["openerTabId"]), None)
+        if opener is None or not self.auto_attach:
+            return
+        info = TabInfo(
+            int(params["tabId"]), str(params.get("url", "")), "", False, False,
+            str(params.get("targetId", "")),
+        )  # fmt: skip
+        self._spawn(self._announce(info, waiting=False, opener=opener.target))
+
+    async def _announce(self, info: TabInfo, *, waiting: bool, opener: str | None = None) -> None:
+        if any(a.tab_id == info.tab_id for a in self.aliases.values()):
+            return
+        alias = self._alias(info)
+        described = target_info(info, attached=True)
+        if opener:
+            described["openerId"] = opener
+        await self._event(
+            "Target.attachedToTarget",
+            {"sessionId": alias.session_id, "targetInfo": described, "waitingForDebugger": waiting},
+        )
+
+    def _drop(self, session_id: str) -> None:
+        """The client's session ends: it hears ``Target.detachedFromTarget`` (Playwright
+        waits for it when a page closes)."""
+        alias = self.aliases.pop(session_id, None)
+        if alias is None:
+            return
+        for undo in (alias.untap, alias.unend):
+            if undo is not None:
+                undo()
+        self._spawn(
+            self._event(
+                "Target.detachedFromTarget", {"sessionId": session_id, "targetId": alias.target}
+            )
+        )
+
+    def _ended(self, alias: _Alias) -> None:
+        """The tab closed or its debugger detached (not through this client)."""
+        if alias.session_id in self.aliases:
+            self._drop(alias.session_id)
+            self._spawn(self._event("Target.targetDestroyed", {"targetId": alias.target}))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _event(self, method: str, params: Params, session_id: str | None = None) -> None:
+        message: Params = {"method": method, "params": params}
+        if session_id:
+            message["sessionId"] = session_id
+        await self._send(message)
+
+    # -- page level (forwarded) ----------------------------------------------------------
+
+    async def _tab_command(self, session: str, method: str, params: Params) -> Params:
+        child: str | None = None
+        alias = self.aliases.get(session)
+        if alias is None:
+            owner = self.children.get(session)
+            alias = self.aliases.get(owner) if owner else None
+            child = session
+        if alias is None:
+            raise ValueError(f"Session with given id not found: {session}")
+        tab = await self._attached(alias)
+        if method == "Runtime.runIfWaitingForDebugger" and child is None:
+            return {}  # bridge never holds a tab at start
+        if method == "Runtime.enable" and child is None:
+            # Already enabled by another user of this tab, Chrome would not report the
+            # existing contexts again, and Playwright waits for them: enable afresh.
+            with contextlib.suppress(BridgeError):
+                await tab.send("Runtime.disable", session_id=child)
+        return await tab.send(method, params, session_id=child, timeout=scaled(180.0))
+
+    async def _attached(self, alias: _Alias) -> CdpSession:
+        """The tab, attached on the first command (commands arrive concurrently: one
+        attachment, one event tap)."""
+        async with alias.lock:
+            if alias.tab is None or alias.tab.ended is not None:
+                if alias.untap is not None:
+                    alias.untap()
+                try:
+                    alias.tab = await self.browser.attach(alias.tab_id)
+                except CommandFailed as exc:
+                    raise BridgeError(f"cannot attach to tab {alias.tab_id}: {exc}") from exc
+                alias.untap = alias.tab.tap(lambda m, p, s: self._forward(alias, m, p, s))
+                alias.unend = alias.tab.on_end(lambda _: self._ended(alias))
+            return alias.tab
+
+    def _forward(self, alias: _Alias, method: str, params: Params, child: str | None) -> None:
+        if alias.session_id not in self.aliases:
+            return
+        if method == "Target.attachedToTarget" and params.get("sessionId"):
+            self.children[str(params["sessionId"])] = alias.session_id
+        message: Params = {
+            "method": method,
+            "params": params,
+            "sessionId": child or alias.session_id,
+        }
+        task = asyncio.ensure_future(self._send(message))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

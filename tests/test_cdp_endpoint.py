@@ -1,0 +1,169 @@
+"""The DevTools endpoint with Playwright for Python as the real client, through the extension
+in real Chromium: what a pytest-playwright suite or a script pointed at bridge would do."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, Playwright, async_playwright, expect
+
+from bridge.browser import Browser as BridgeBrowser
+from bridge.runtime import Runtime
+from tests.tools.site import serve
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    yield from serve()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def playwright() -> AsyncIterator[Playwright]:
+    async with async_playwright() as pw:
+        yield pw
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(playwright: Playwright, bridge_cdp_url: str) -> AsyncIterator[Browser]:
+    connected = await playwright.chromium.connect_over_cdp(bridge_cdp_url, timeout=30_000)
+    yield connected
+    await connected.close()
+
+
+def _token(url: str) -> str:
+    match = re.search(r"token=([^&]+)", url)
+    assert match
+    return match.group(1)
+
+
+async def test_connect_by_http_url_with_the_header(
+    playwright: Playwright, bridge_cdp_url: str, bridge_runtime: Runtime
+) -> None:
+    headers = {"Authorization": f"Bearer {_token(bridge_cdp_url)}"}
+    browser = await playwright.chromium.connect_over_cdp(
+        bridge_runtime.cdp_http_url, headers=headers, timeout=30_000
+    )
+    try:
+        assert browser.version.startswith(("156", "1")) and len(browser.contexts) == 1
+        urls = [p.url for p in browser.contexts[0].pages]
+        assert any(u.startswith("data:text/html") for u in urls)  # the existing start page
+    finally:
+        await browser.close()
+
+
+async def test_a_form_with_locators_and_expect(browser: Browser, site: str) -> None:
+    page = await browser.contexts[0].new_page()
+    await page.goto(f"{site}/form")
+    await page.locator("#name").fill("Ada")
+    await page.get_by_label("Country").select_option("jp")
+    await page.get_by_role("button", name="Create account").click()
+    await expect(page.locator("#out")).to_have_text(re.compile(r'"name":"Ada".*"country":"jp"'))
+    assert await page.evaluate("() => 6 * 7") == 42
+    png = await page.screenshot()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    await page.close()
+
+
+async def test_page_close_closes_the_tab_and_browser_close_keeps_the_browser(
+    playwright: Playwright, bridge_cdp_url: str, extension_link: BridgeBrowser, site: str
+) -> None:
+    browser = await playwright.chromium.connect_over_cdp(bridge_cdp_url, timeout=30_000)
+    page = await browser.contexts[0].new_page()
+    await page.goto(f"{site}/form")
+    before = {t.tab_id for t in await extension_link.list_tabs()}
+    await page.close()
+    after = {t.tab_id for t in await extension_link.list_tabs()}
+    assert len(before - after) == 1
+    await browser.close()
+    assert await extension_link.list_tabs()  # the person's browser is still there
+
+
+async def test_cross_origin_iframe_route_and_cdp_session(browser: Browser, site: str) -> None:
+    page = await browser.contexts[0].new_page()
+    await page.route("**/api/data*", lambda route: route.fulfill(json={"answer": "routed"}))
+    await page.goto(f"{site}/fetch")
+    await page.click("#go")
+    await expect(page.locator("#r")).to_have_text("routed")
+    await page.goto(f"{site}/frames")
+    frame = page.frame_locator("#cross")
+    await frame.get_by_role("button").click()
+    await expect(frame.get_by_role("button")).to_have_text(re.compile(r"Clicked inside localhost"))
+    session = await page.context.new_cdp_session(page)
+    result = await session.send("Runtime.evaluate", {"expression": "1 + 1", "returnByValue": True})
+    assert result["result"]["value"] == 2
+    await page.close()
+
+
+async def test_popup_and_dialog(browser: Browser, site: str) -> None:
+    page = await browser.contexts[0].new_page()
+    await page.goto(f"{site}/dialogs")
+    page.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept("Bob")))
+    await page.click("#prompt")
+    await expect(page.locator("#r")).to_have_text("name=Bob")
+    await page.goto(f"{site}/popup")
+    async with page.expect_popup(timeout=15_000) as popup_info:
+        await page.click("#blank")
+    popup = await popup_info.value
+    await popup.wait_for_load_state()
+    assert popup.url.endswith("/form")
+    await popup.close()
+    await page.close()
+
+
+async def test_two_clients_at_once(playwright: Playwright, bridge_cdp_url: str, site: str) -> None:
+    one = await playwright.chromium.connect_over_cdp(bridge_cdp_url, timeout=30_000)
+    two = await playwright.chromium.connect_over_cdp(bridge_cdp_url, timeout=30_000)
+    try:
+        a = await one.contexts[0].new_page()
+        b = await two.contexts[0].new_page()
+        await asyncio.gather(a.goto(f"{site}/form"), b.goto(f"{site}/dialogs"))
+        assert await a.title() == "Sign up" and await b.title() == "Dialogs"
+        await one.close()  # the other client goes on
+        assert await b.evaluate("() => document.title") == "Dialogs"
+        await b.close()
+    finally:
+        await two.close()
+
+
+@pytest.mark.parametrize("path", ["/json/version", "/json/version/", "/json/list", "/json", "/cdp"])
+async def test_no_token_wrong_token_or_a_web_origin_is_refused(
+    bridge_runtime: Runtime, bridge_cdp_url: str, path: str
+) -> None:
+    base = bridge_runtime.cdp_http_url
+    token = _token(bridge_cdp_url)
+    cases = [
+        ({}, 401),
+        ({"Authorization": "Bearer wrong"}, 401),
+        ({"Authorization": f"Bearer {token}", "Origin": "https://evil.example"}, 403),
+        ({"Authorization": f"Bearer {token}", "Host": "evil.example"}, 421),
+    ]
+    for headers, status in cases:
+        code, body = await asyncio.to_thread(_get, base + path, headers)
+        assert code == status, (path, headers)
+        assert token not in body and "webSocketDebuggerUrl" not in body
+        assert "Access-Control-Allow-Origin" not in body
+    code, body = await asyncio.to_thread(_get, f"{base}/json/version?token=wrong", {})
+    assert code == 401
+    if path.startswith("/json/version"):
+        code, body = await asyncio.to_thread(
+            _get, base + path, {"Authorization": f"Bearer {token}"}
+        )
+        assert code == 200 and '"webSocketDebuggerUrl"' in body and token not in body
+
+
+def _get(url: str, headers: dict[str, str]) -> tuple[int, str]:
+    request = urllib.request.Request(url, headers=headers)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode() + str(dict(exc.headers))
