@@ -18,7 +18,9 @@ import itertools
 import json
 import logging
 import re
+import shutil
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
@@ -37,6 +39,11 @@ CONTEXT_ID = "bridge-default-context"  # one context: the person's profile
 BROWSER_SESSION = "browser"  # Target.attachToBrowserTarget's session: browser-level again
 Params = dict[str, Any]
 _DEBUGGABLE = re.compile(r"^(https?:|about:blank|data:|file:)")
+
+
+def _copy(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
 
 
 def target_id(info: TabInfo) -> str:
@@ -131,6 +138,10 @@ class CdpClient:
     children: dict[str, str] = field(default_factory=dict)  # child session -> alias
     auto_attach: bool = False
     discover: bool = False
+    download_path: str | None = None
+    download_events: bool = False
+    download_by_guid: bool = False
+    _download_urls: dict[str, str] = field(default_factory=dict)  # guid -> url
     _ids: Any = field(default_factory=lambda: itertools.count(1))
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
@@ -267,11 +278,16 @@ class CdpClient:
             return {"browserContextIds": []}  # only the default context
         if method == "Target.createBrowserContext":
             raise ValueError("bridge drives the person's own profile: no new browser contexts")
-        if method in (
-            "Browser.setDownloadBehavior",
-            "Browser.grantPermissions",
-            "Browser.resetPermissions",
-        ):
+        if method == "Browser.setDownloadBehavior":
+            # The browser's own behaviour stays (extensions may not change it); with events
+            # on, downloads are reported as Chrome would, and a copy of each finished file
+            # is put where the client asked ("allowAndName": named by its guid).
+            wanted = params.get("downloadPath")
+            self.download_path = str(wanted) if wanted else None
+            self.download_events = bool(params.get("eventsEnabled"))
+            self.download_by_guid = params.get("behavior") == "allowAndName"
+            return {}
+        if method in ("Browser.grantPermissions", "Browser.resetPermissions"):
             return {}  # the person's browser keeps its own settings
         if method == "Browser.close":
             await self.ws.close(1000, "Browser.close: disconnected; the browser keeps running")
@@ -358,6 +374,26 @@ class CdpClient:
             self._drop(alias.session_id)
             self._spawn(self._event("Target.targetDestroyed", {"targetId": alias.target}))
 
+    async def _download_event(self, method: str, params: Params) -> None:
+        """Page-level download events as the browser-level ones clients listen to."""
+        guid = str(params.get("guid", ""))
+        if method == "Page.downloadWillBegin":
+            self._download_urls[guid] = str(params.get("url", ""))
+            await self._event("Browser.downloadWillBegin", params)
+            return
+        if params.get("state") == "completed" and self.download_path and self.download_by_guid:
+            try:
+                found = await self.browser.request(
+                    "downloadInfo", {"url": self._download_urls.get(guid, ""), "timeoutMs": 5000}
+                )
+                if found.get("path"):
+                    target = Path(self.download_path) / guid
+                    await asyncio.to_thread(_copy, Path(found["path"]), target)
+            except (BridgeError, OSError) as exc:
+                log.warning("download %s not copied for the client: %s", guid, exc)
+                params = {**params, "state": "canceled"}
+        await self._event("Browser.downloadProgress", params)
+
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
@@ -408,6 +444,8 @@ class CdpClient:
     def _forward(self, alias: _Alias, method: str, params: Params, child: str | None) -> None:
         if alias.session_id not in self.aliases:
             return
+        if self.download_events and child is None and method.startswith("Page.download"):
+            self._spawn(self._download_event(method, params))
         if method == "Target.attachedToTarget" and params.get("sessionId"):
             self.children[str(params["sessionId"])] = alias.session_id
         message: Params = {

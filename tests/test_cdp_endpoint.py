@@ -8,6 +8,7 @@ import re
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -115,6 +116,17 @@ async def test_popup_and_dialog(browser: Browser, site: str) -> None:
     await popup.wait_for_load_state()
     assert popup.url.endswith("/form")
     await popup.close()
+    await page.close()
+
+
+async def test_a_download(browser: Browser, site: str) -> None:
+    page = await browser.contexts[0].new_page()
+    await page.goto(f"{site}/download")
+    async with page.expect_download(timeout=15_000) as download_info:
+        await page.click("#dl")
+    download = await download_info.value
+    assert download.suggested_filename == "report.csv"
+    assert Path(await download.path()).read_bytes() == b"a,b\n1,2\n"
     await page.close()
 
 
