@@ -51,7 +51,7 @@ def target_id(info: TabInfo) -> str:
     return info.target_id or f"tab-{info.tab_id}"
 
 
-def target_info(info: TabInfo, *, attached: bool) -> Params:
+def target_info(info: TabInfo, *, attached: bool, context: str = CONTEXT_ID) -> Params:
     return {
         "targetId": target_id(info),
         "type": "page",
@@ -59,7 +59,7 @@ def target_info(info: TabInfo, *, attached: bool) -> Params:
         "url": info.url,
         "attached": attached,
         "canAccessOpener": False,
-        "browserContextId": CONTEXT_ID,
+        "browserContextId": context,
     }
 
 
@@ -109,6 +109,7 @@ class CdpEndpoint:
         finally:
             self.clients.discard(client)
             client.close()
+            await client.dispose_contexts()
             if not self.clients and self._tab_created in self.browser.tab_created_listeners:
                 self.browser.tab_created_listeners.remove(self._tab_created)
 
@@ -138,6 +139,9 @@ class CdpClient:
     children: dict[str, str] = field(default_factory=dict)  # child session -> alias
     auto_attach: bool = False
     discover: bool = False
+    #: Contexts a client made (``browser.new_context()``): groups of tabs it closes together.
+    #: They share the person's profile: cookies and storage are not isolated.
+    contexts: dict[str, set[int]] = field(default_factory=dict)
     download_path: str | None = None
     download_events: bool = False
     download_by_guid: bool = False
@@ -164,6 +168,15 @@ class CdpClient:
                 task.add_done_callback(self._tasks.discard)
         except ConnectionClosed:
             pass
+
+    async def dispose_contexts(self) -> None:
+        """A client gone: the tabs of contexts it made go with it (as disposeOnDetach does);
+        the person's own tabs stay."""
+        for tabs in self.contexts.values():
+            for tab_id in tabs:
+                with contextlib.suppress(BridgeError):
+                    await self.browser.close_tab(tab_id)
+        self.contexts.clear()
 
     def close(self) -> None:
         for task in list(self._tasks):
@@ -260,7 +273,12 @@ class CdpClient:
             return {}
         if method == "Target.createTarget":
             url = str(params.get("url") or "about:blank")
+            context = params.get("browserContextId")
+            if context and context not in self.contexts:
+                raise ValueError(f"Failed to find browser context with id {context}")
             tab = await self.browser.new_tab(url, own_window=True)
+            if context:
+                self.contexts[str(context)].add(tab.tab_id)
             created = [t for t in await self.browser.list_tabs() if t.tab_id == tab.tab_id]
             if not created:
                 raise ValueError("the new tab closed at once")
@@ -275,9 +293,19 @@ class CdpClient:
             await self._event("Target.targetDestroyed", {"targetId": target_id(info)})
             return {"success": True}
         if method == "Target.getBrowserContexts":
-            return {"browserContextIds": []}  # only the default context
+            return {"browserContextIds": list(self.contexts)}
         if method == "Target.createBrowserContext":
-            raise ValueError("bridge drives the person's own profile: no new browser contexts")
+            context = f"bridge-context-{next(self._ids)}"
+            self.contexts[context] = set()
+            return {"browserContextId": context}
+        if method == "Target.disposeBrowserContext":
+            tabs = self.contexts.pop(str(params.get("browserContextId")), None)
+            if tabs is None:
+                raise ValueError(f"Failed to find context with id {params.get('browserContextId')}")
+            for tab_id in tabs:
+                with contextlib.suppress(BridgeError):  # closed already by the client or person
+                    await self.browser.close_tab(tab_id)
+            return {}
         if method == "Browser.setDownloadBehavior":
             # The browser's own behaviour stays (extensions may not change it); with events
             # on, downloads are reported as Chrome would, and a copy of each finished file
@@ -320,6 +348,9 @@ class CdpClient:
                 return info
         raise ValueError(f"No target with given id found: {target}")
 
+    def _context_of(self, tab_id: int) -> str:
+        return next((c for c, tabs in self.contexts.items() if tab_id in tabs), CONTEXT_ID)
+
     def _has(self, tab_id: int) -> bool:
         return any(a.tab_id == tab_id for a in self.aliases.values())
 
@@ -339,13 +370,16 @@ class CdpClient:
             int(params["tabId"]), str(params.get("url", "")), "", False, False,
             str(params.get("targetId", "")),
         )  # fmt: skip
+        context = self._context_of(opener.tab_id)
+        if context in self.contexts:
+            self.contexts[context].add(info.tab_id)  # a popup stays in its opener's context
         self._spawn(self._announce(info, waiting=False, opener=opener.target))
 
     async def _announce(self, info: TabInfo, *, waiting: bool, opener: str | None = None) -> None:
         if any(a.tab_id == info.tab_id for a in self.aliases.values()):
             return
         alias = self._alias(info)
-        described = target_info(info, attached=True)
+        described = target_info(info, attached=True, context=self._context_of(info.tab_id))
         if opener:
             described["openerId"] = opener
         await self._event(

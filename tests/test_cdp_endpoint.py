@@ -119,6 +119,31 @@ async def test_popup_and_dialog(browser: Browser, site: str) -> None:
     await page.close()
 
 
+async def test_new_contexts_group_their_pages(
+    playwright: Playwright, bridge_cdp_url: str, extension_link: BridgeBrowser, site: str
+) -> None:
+    """browser.new_context() works (its pages share the person's profile) and closing it,
+    or disconnecting, closes its tabs."""
+    browser = await playwright.chromium.connect_over_cdp(bridge_cdp_url, timeout=30_000)
+    before = {t.tab_id for t in await extension_link.list_tabs()}
+    context = await browser.new_context()
+    page = await context.new_page()
+    await page.goto(f"{site}/form")
+    await page.fill("#name", "Ada")
+    assert await page.input_value("#name") == "Ada"
+    assert len({t.tab_id for t in await extension_link.list_tabs()} - before) == 1
+    await context.close()
+    assert {t.tab_id for t in await extension_link.list_tabs()} == before
+    other = await browser.new_context()
+    await (await other.new_page()).goto(f"{site}/dialogs")
+    (left,) = {t.tab_id for t in await extension_link.list_tabs()} - before
+    gone: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+    extension_link.sessions[left].on_end(gone.set_result)  # the tab's end, as an event
+    await browser.close()  # a client gone: its contexts' tabs go too
+    await asyncio.wait_for(gone, 10)
+    assert {t.tab_id for t in await extension_link.list_tabs()} == before
+
+
 async def test_a_download(browser: Browser, site: str) -> None:
     page = await browser.contexts[0].new_page()
     await page.goto(f"{site}/download")
