@@ -142,6 +142,8 @@ class CdpClient:
     #: Contexts a client made (``browser.new_context()``): groups of tabs it closes together.
     #: They share the person's profile: cookies and storage are not isolated.
     contexts: dict[str, set[int]] = field(default_factory=dict)
+    _creating: int = 0  # createTarget calls under way
+    _deferred: list[Params] = field(default_factory=list)  # new tabs seen meanwhile
     download_path: str | None = None
     download_events: bool = False
     download_by_guid: bool = False
@@ -276,7 +278,11 @@ class CdpClient:
             context = params.get("browserContextId")
             if context and context not in self.contexts:
                 raise ValueError(f"Failed to find browser context with id {context}")
-            tab = await self.browser.new_tab(url, own_window=True)
+            self._creating += 1
+            try:
+                tab = await self.browser.new_tab(url, own_window=True)
+            finally:
+                self._creating -= 1
             if context:
                 self.contexts[str(context)].add(tab.tab_id)
             created = [t for t in await self.browser.list_tabs() if t.tab_id == tab.tab_id]
@@ -284,6 +290,10 @@ class CdpClient:
                 raise ValueError("the new tab closed at once")
             if self.auto_attach:
                 await self._announce(created[0], waiting=True)
+            deferred, self._deferred = self._deferred, []
+            for other in deferred:  # tabs others opened meanwhile
+                if other["tabId"] != tab.tab_id:
+                    self.popup(other)
             return {"targetId": target_id(created[0])}
         if method == "Target.closeTarget":
             info = await self._tab_info(str(params.get("targetId", "")))
@@ -362,18 +372,25 @@ class CdpClient:
         return alias
 
     def popup(self, params: Params) -> None:
-        """A tab opened by one this client uses: announce it with its opener."""
-        opener = next((a for a in self.aliases.values() if a.tab_id == params["openerTabId"]), None)
-        if opener is None or not self.auto_attach:
+        """A new tab (a popup of a tab this client uses, or one the person opened):
+        announced to a client that auto-attaches, with its opener when there is one.
+        bridge's own new tabs are announced by createTarget itself."""
+        if not self.auto_attach:
+            return
+        opener_tab = params.get("openerTabId")
+        opener = next((a for a in self.aliases.values() if a.tab_id == opener_tab), None)
+        if opener is None and self._creating:
+            self._deferred.append(params)  # maybe our own createTarget's tab: decided after
             return
         info = TabInfo(
             int(params["tabId"]), str(params.get("url", "")), "", False, False,
             str(params.get("targetId", "")),
         )  # fmt: skip
-        context = self._context_of(opener.tab_id)
-        if context in self.contexts:
-            self.contexts[context].add(info.tab_id)  # a popup stays in its opener's context
-        self._spawn(self._announce(info, waiting=False, opener=opener.target))
+        if opener is not None:
+            context = self._context_of(opener.tab_id)
+            if context in self.contexts:
+                self.contexts[context].add(info.tab_id)  # a popup stays in its opener's context
+        self._spawn(self._announce(info, waiting=False, opener=opener.target if opener else None))
 
     async def _announce(self, info: TabInfo, *, waiting: bool, opener: str | None = None) -> None:
         if any(a.tab_id == info.tab_id for a in self.aliases.values()):
@@ -453,6 +470,15 @@ class CdpClient:
         tab = await self._attached(alias)
         if method == "Runtime.runIfWaitingForDebugger" and child is None:
             return {}  # bridge never holds a tab at start
+        if method == "Page.setFontFamilies":
+            # Chrome takes it once per debugger session, and clients share the extension's:
+            # the second client's identical call must not fail its page.
+            try:
+                return await tab.send(method, params, session_id=child)
+            except CdpError as exc:
+                if "only be set once" not in str(exc):
+                    raise
+                return {}
         if method == "Runtime.enable" and child is None:
             # Already enabled by another user of this tab, Chrome would not report the
             # existing contexts again, and Playwright waits for them: enable afresh.

@@ -26,7 +26,7 @@ answered as malformed, so two peers can never ping-pong errors at each other.
 
 Version 3 added the ``downloadInfo`` command (where the newest download of a URL is saved)
 ``createTab``'s ``ownWindow`` (a tab in an unfocused window of its own), ``listTabs``'
-``targetId`` and the ``tabCreated`` event (a tab opened by an owned tab: popups).
+``targetId`` and the ``tabCreated`` event (every new tab, with its opener: popups).
 
 Batches (version 2): either side may send a JSON array of such messages as one frame. Both
 sides batch only while several commands are in flight, so a lone round trip pays nothing,
@@ -205,7 +205,7 @@ _EVENT_FIELDS: Final[dict[str, dict[str, tuple[type, ...]]]] = {
     "tabDetached": {"tabId": (int,), "reason": (str,), "?tabExists": (bool,)},
     "tabUpdated": {"tabId": (int,), "?url": (str,), "?title": (str,), "?status": (str,)},
     "tabRemoved": {"tabId": (int,)},
-    "tabCreated": {"tabId": (int,), "openerTabId": (int,), "?url": (str,), "?targetId": (str,)},
+    "tabCreated": {"tabId": (int,), "?openerTabId": (int,), "?url": (str,), "?targetId": (str,)},
 }
 
 

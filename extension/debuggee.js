@@ -269,23 +269,18 @@ export class Debuggee {
   }
 
   /**
-   * A tab opened by a tab a relay owns (a popup, a target=_blank link): that relay hears of
-   * it, with the new tab's DevTools target id, so CDP clients see the popup.
+   * A new tab: every connected relay hears of it (relays may list every tab anyway), with
+   * its opener and its DevTools target id, so CDP clients see popups and new pages.
    * @param {chrome.tabs.Tab} tab
    */
   async onTabCreated(tab) {
-    if (tab.id === undefined || tab.openerTabId === undefined) return;
-    const relay = this.ownerOf(tab.openerTabId);
-    if (!relay) return;
+    if (tab.id === undefined || this.relays.size === 0) return;
     const target = (await chrome.debugger.getTargets()).find((t) => t.tabId === tab.id);
-    relay.send(
-      encodeEvent('tabCreated', {
-        tabId: tab.id,
-        openerTabId: tab.openerTabId,
-        url: tab.pendingUrl || tab.url || '',
-        targetId: target ? target.id : '',
-      }),
-    );
+    /** @type {any} */
+    const body = { tabId: tab.id, url: tab.pendingUrl || tab.url || '', targetId: target ? target.id : '' };
+    if (tab.openerTabId !== undefined) body.openerTabId = tab.openerTabId;
+    const frame = encodeEvent('tabCreated', body);
+    for (const relay of this.relays.values()) relay.send(frame);
   }
 
   /** @param {number} tabId */

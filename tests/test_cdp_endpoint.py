@@ -144,6 +144,18 @@ async def test_new_contexts_group_their_pages(
     assert {t.tab_id for t in await extension_link.list_tabs()} == before
 
 
+async def test_a_tab_the_person_opens_later_appears(
+    browser: Browser, extension_link: BridgeBrowser, site: str
+) -> None:
+    context = browser.contexts[0]
+    async with context.expect_page(timeout=15_000) as new_page:
+        opened = await extension_link.new_tab(f"{site}/dialogs")  # not through Playwright
+    page = await new_page.value
+    await page.wait_for_load_state()
+    assert await page.title() == "Dialogs"
+    await extension_link.close_tab(opened.tab_id)
+
+
 async def test_a_download(browser: Browser, site: str) -> None:
     page = await browser.contexts[0].new_page()
     await page.goto(f"{site}/download")
