@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Set up bridge on a fresh Debian/Ubuntu machine with Python 3.11+: Chromium (apt, only when
 # missing), a virtualenv in .venv, and bridge with its dev tools installed into it.
-# Idempotent: a second run only checks. Used by the README's commands and by .ci/run.
+# With --tests, also Node.js (apt, only when missing) and the Node CDP clients the test suite
+# drives. Idempotent: a second run only checks. Used by the README's commands and by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+tests=false
+for arg in "$@"; do
+  case "$arg" in
+    --tests) tests=true ;;
+    *) echo "bootstrap: unknown option $arg (only --tests)" >&2; exit 2 ;;
+  esac
+done
 
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
@@ -12,6 +21,10 @@ need_apt=()
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 \
    && ! command -v google-chrome >/dev/null 2>&1 && [ -z "${BRIDGE_BROWSER:-}" ]; then
   need_apt+=(chromium)
+fi
+# Node.js runs the Node CDP clients the tests drive (Puppeteer, Playwright for Node).
+if $tests && { ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; }; then
+  need_apt+=(nodejs npm)
 fi
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   need_apt+=(python3-venv)
@@ -27,3 +40,8 @@ python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+
+# The Node clients, exactly as locked (no browser download: they connect to bridge).
+if $tests && [ ! tests/node/node_modules/.package-lock.json -nt tests/node/package-lock.json ]; then
+  npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
+fi

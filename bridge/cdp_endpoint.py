@@ -205,7 +205,7 @@ class CdpClient:
             if session and session != BROWSER_SESSION:
                 result = await self._tab_command(str(session), method, params)
             else:
-                result = await self._browser_command(method, params)
+                result = await self._browser_command(method, params, session)
             reply["result"] = result
         except CdpError as exc:
             reply["error"] = {
@@ -218,7 +218,9 @@ class CdpClient:
 
     # -- browser level (emulated) --------------------------------------------------------
 
-    async def _browser_command(self, method: str, params: Params) -> Params:
+    async def _browser_command(
+        self, method: str, params: Params, caller: str | None = None
+    ) -> Params:
         if method == "Browser.getVersion":
             link = self.browser.connector.current
             agent = getattr(getattr(link, "hello", None), "user_agent", "")
@@ -264,10 +266,24 @@ class CdpClient:
             info = await self._tab_info(str(wanted))
             return {"targetInfo": target_info(info, attached=self._has(info.tab_id))}
         if method == "Target.attachToTarget":
-            # A session of its own on the tab (e.g. Playwright's new_cdp_session), answered
-            # with its id alone: an attachedToTarget event would read as a second page.
+            # A session of its own on the tab (Playwright's new_cdp_session, Puppeteer's
+            # createCDPSession). As Chrome does, the session that asked hears
+            # attachedToTarget before the answer: Puppeteer creates its session object from
+            # that event. Playwright asks from a browser session of its own
+            # (attachToBrowserTarget), so its main session never reads it as a second page.
             info = await self._tab_info(str(params["targetId"]))
-            return {"sessionId": self._alias(info).session_id}
+            alias = self._alias(info)
+            described = target_info(info, attached=True, context=self._context_of(info.tab_id))
+            await self._event(
+                "Target.attachedToTarget",
+                {
+                    "sessionId": alias.session_id,
+                    "targetInfo": described,
+                    "waitingForDebugger": False,
+                },
+                caller,
+            )
+            return {"sessionId": alias.session_id}
         if method == "Target.attachToBrowserTarget":
             return {"sessionId": BROWSER_SESSION}
         if method == "Target.detachFromTarget":
@@ -305,6 +321,15 @@ class CdpClient:
         if method == "Target.getBrowserContexts":
             return {"browserContextIds": list(self.contexts)}
         if method == "Target.createBrowserContext":
+            if params.get("proxyServer"):
+                # A context here is a group of tabs in the person's profile: a proxy for it
+                # alone would silently not apply. Refused, so the client knows.
+                raise CdpError(
+                    method,
+                    "a proxy per context is not available through the bridge extension "
+                    "(contexts share the person's profile); set the proxy in Chrome itself",
+                    -32000,
+                )
             context = f"bridge-context-{next(self._ids)}"
             self.contexts[context] = set()
             return {"browserContextId": context}
@@ -325,8 +350,34 @@ class CdpClient:
             self.download_events = bool(params.get("eventsEnabled"))
             self.download_by_guid = params.get("behavior") == "allowAndName"
             return {}
-        if method in ("Browser.grantPermissions", "Browser.resetPermissions"):
-            return {}  # the person's browser keeps its own settings
+        if method == "Browser.grantPermissions":
+            # Extensions cannot grant site permissions; pretending would make a test pass
+            # or fail for the wrong reason.
+            raise CdpError(
+                method,
+                "granting permissions is not available through the bridge extension: "
+                "grant them in Chrome's site settings for the person's profile",
+                -32000,
+            )
+        if method in ("Storage.getCookies", "Storage.setCookies"):
+            # Browser-level cookie calls, made through a tab this client already uses (the
+            # cookie store is the profile's, whichever tab asks): attaching another tab
+            # just for this would put the debugging bar on a tab nobody asked for.
+            tab = self._a_tab_in_use(method)
+            if method == "Storage.getCookies":
+                found = await tab.send("Network.getAllCookies")
+                return {"cookies": found.get("cookies", [])}
+            await tab.send("Network.setCookies", {"cookies": params.get("cookies", [])})
+            return {}
+        if method == "Storage.clearCookies":
+            raise CdpError(
+                method,
+                "clearing cookies is refused through the bridge extension: it would sign the "
+                "person out of every site; delete the test's cookies one by one instead",
+                -32000,
+            )
+        if method == "Browser.resetPermissions":
+            return {}  # nothing was granted through bridge, so nothing to reset
         if method == "Browser.close":
             await self.ws.close(1000, "Browser.close: disconnected; the browser keeps running")
             return {}
@@ -348,6 +399,12 @@ class CdpClient:
         ):
             return {}
         raise CdpError(method, f"'{method}' is not available through the bridge extension", -32601)
+
+    def _a_tab_in_use(self, method: str) -> CdpSession:
+        for alias in self.aliases.values():
+            if alias.tab is not None and alias.tab.ended is None:
+                return alias.tab
+        raise CdpError(method, "open a page first: cookies are reached through a tab", -32000)
 
     async def _tabs(self) -> list[TabInfo]:
         return [t for t in await self.browser.list_tabs() if _DEBUGGABLE.match(t.url)]

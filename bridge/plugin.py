@@ -14,6 +14,7 @@ Under pytest-xdist each worker is its own process: its own relay port, its own b
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import logging
 import os
@@ -51,14 +52,17 @@ class BridgeOptions:
     chrome_args: tuple[str, ...] = field(default_factory=tuple)
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     group = parser.getgroup("bridge", "bridge: real Chrome through the relay and the extension")
     group.addoption(
         "--live",
         action="store_true",
         help="use your running Chrome with the bridge extension (wait for it; never launch one)",
     )
-    group.addoption("--headed", action="store_true", help="launch the test browser with a window")
+    if not _playwright_owns_headed(pluginmanager):
+        group.addoption(
+            "--headed", action="store_true", help="launch the test browser with a window"
+        )
     group.addoption("--browser-path", default=None, help="Chromium/Chrome executable to launch")
     group.addoption(
         "--bridge-reports",
@@ -73,6 +77,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="ARG",
         help="extra argument for the launched browser (repeatable)",
     )
+    group.addoption(
+        "--bridge-playwright",
+        action="store_true",
+        help="pytest-playwright's browser/context/page fixtures connect through bridge "
+        "(a Chromium launched with the extension; your Chrome with --live)",
+    )
+    group.addoption(
+        "--bridge-cdp-url",
+        default=None,
+        metavar="URL",
+        help="with pytest-playwright: connect to this running bridge DevTools endpoint "
+        "(ws://127.0.0.1:<port>/cdp?token=…; or $BRIDGE_CDP_URL); implies --bridge-playwright",
+    )
+
+
+def _playwright_owns_headed(pluginmanager: pytest.PytestPluginManager) -> bool:
+    """Will pytest-playwright define ``--headed`` (same meaning: a browser with a window)?
+
+    Both plugins want the option, and pytest refuses a name added twice, in whichever plugin
+    comes second (their order is not fixed). So bridge leaves it to pytest-playwright when
+    that plugin is present or will be loaded, and reads the shared ``headed`` value.
+    """
+    if pluginmanager.has_plugin("playwright"):
+        return True
+    if pluginmanager.is_blocked("playwright") or os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        return False
+    return importlib.util.find_spec("pytest_playwright") is not None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -84,6 +115,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if not config.pluginmanager.has_plugin("bridge-scenarios"):
         config.pluginmanager.register(scenario_plugin, "bridge-scenarios")
+    if config.getoption("--bridge-playwright") or config.getoption("--bridge-cdp-url"):
+        _register_playwright_bridge(config)
+
+
+def _register_playwright_bridge(config: pytest.Config) -> None:
+    """Make pytest-playwright's ``browser`` come through bridge (``bridge.playwright_plugin``).
+
+    Registered now, after every installed plugin, so its fixtures win over pytest-playwright's.
+    """
+    if not config.pluginmanager.has_plugin("playwright"):
+        raise pytest.UsageError(
+            "--bridge-playwright needs pytest-playwright: pip install 'bridge[playwright]' "
+            "(or pip install pytest-playwright), and do not disable it with -p no:playwright"
+        )
+    from bridge import playwright_plugin
+
+    if not config.pluginmanager.has_plugin("bridge-playwright"):
+        config.pluginmanager.register(playwright_plugin, "bridge-playwright")
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -93,7 +142,7 @@ def pytest_report_header(config: pytest.Config) -> str:
         exe = str(find_browser(config.getoption("--browser-path")))
     except BridgeError as exc:
         exe = f"none found ({exc.__class__.__name__})"
-    mode = "headed" if config.getoption("--headed") else "headless"
+    mode = "headed" if config.getoption("headed", default=False) else "headless"
     return f"bridge: launched browser {exe} ({mode}), fake ChatGPT/Gemini"
 
 
@@ -170,7 +219,7 @@ def _is_bridge_fixture(fixturedef: pytest.FixtureDef[object]) -> bool:
 def bridge_options(pytestconfig: pytest.Config) -> BridgeOptions:
     return BridgeOptions(
         live=bool(pytestconfig.getoption("--live")),
-        headed=bool(pytestconfig.getoption("--headed")),
+        headed=bool(pytestconfig.getoption("headed", default=False)),
         browser_path=pytestconfig.getoption("--browser-path"),
         chrome_args=tuple(pytestconfig.getoption("--chrome-arg")),
     )

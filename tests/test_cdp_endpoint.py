@@ -144,6 +144,33 @@ async def test_new_contexts_group_their_pages(
     assert {t.tab_id for t in await extension_link.list_tabs()} == before
 
 
+async def test_what_an_extension_cannot_set_is_refused_not_faked(browser: Browser) -> None:
+    """A proxy or permissions for a context would silently not apply: the client is told."""
+    with pytest.raises(Exception, match="proxy per context is not available"):
+        await browser.new_context(proxy={"server": "http://127.0.0.1:9"})
+    with pytest.raises(Exception, match="granting permissions is not available"):
+        await browser.new_context(permissions=["geolocation"])
+    assert len(browser.contexts) == 1  # neither left a context behind
+
+
+async def test_cookies_through_a_page_in_use_but_never_cleared_wholesale(
+    browser: Browser, site: str
+) -> None:
+    context = browser.contexts[0]
+    page = await context.new_page()
+    await page.goto(f"{site}/form")
+    await context.add_cookies([{"name": "bridge-test", "value": "1", "url": site}])
+    assert await page.evaluate("document.cookie") == "bridge-test=1"
+    assert [c["value"] for c in await context.cookies(site) if c["name"] == "bridge-test"] == ["1"]
+    with pytest.raises(Exception, match="would sign the person out"):
+        await context.clear_cookies()
+    await context.add_cookies(  # expired: deleted (what a test does instead of clearing)
+        [{"name": "bridge-test", "value": "", "url": site, "expires": 1}]
+    )
+    assert await page.evaluate("document.cookie") == ""
+    await page.close()
+
+
 async def test_a_tab_the_person_opens_later_appears(
     browser: Browser, extension_link: BridgeBrowser, site: str
 ) -> None:

@@ -36,6 +36,15 @@ def test_fixtures_work_in_a_project_without_asyncio_settings(pytester: pytest.Py
 
 
 def test_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--help")
-    for option in ("--live", "--headed", "--browser-path", "--chrome-arg", "--bridge-reports"):
+    # Without pytest-playwright, which otherwise owns --headed (tests/test_playwright_plugin.py).
+    result = pytester.runpytest_subprocess("-p", "no:playwright", "--help")
+    for option in (
+        "--live",
+        "--headed",
+        "--browser-path",
+        "--chrome-arg",
+        "--bridge-reports",
+        "--bridge-playwright",
+        "--bridge-cdp-url",
+    ):
         result.stdout.fnmatch_lines(["bridge: real Chrome*", f"*{option}*"])
