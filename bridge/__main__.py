@@ -4,6 +4,9 @@
   and print the answer (``--json`` for the whole result).
 - ``python -m bridge relay [--launch] [--headless]``: run a relay, optionally with a
   launched Chromium, and report when the extension connects (until Ctrl-C).
+- ``python -m bridge cdp``: a DevTools endpoint for Playwright/Puppeteer.
+- ``python -m bridge install-native-host [--browser …] [--uninstall]``: register the native
+  host (the extension learns of relays by push instead of probing ports).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import signal
 import sys
 import time
 
+from bridge import native_install
 from bridge.errors import BridgeError
 from bridge.relay import PORT_RANGE
 from bridge.runtime import Runtime, add_runtime_arguments, options_from_args
@@ -179,7 +183,15 @@ def main(argv: list[str] | None = None) -> int:
         "cdp", help="serve a DevTools endpoint for Playwright/Puppeteer through the extension"
     )
     add_runtime_arguments(cdp)
+    native = sub.add_parser(
+        "install-native-host",
+        help="register bridge's native host with a browser: the extension then learns of "
+        "relays the moment they start, with no port probing",
+    )
+    native_install.add_arguments(native)
     args = parser.parse_args(argv)
+    if args.command == "install-native-host":
+        return native_install.run(args)
     runner = {"ask": _ask_main, "relay": _relay_main, "cdp": _cdp_main}[args.command]
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(runner(args))

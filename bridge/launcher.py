@@ -20,11 +20,12 @@ import socket
 import sys
 import tempfile
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from bridge import native_install
 from bridge.errors import BridgeError, extension_dir
 from bridge.link import ExtensionLink
 from bridge.waiting import scaled
@@ -147,6 +148,10 @@ class LaunchOptions:
     extra_args: Sequence[str] = ()
     remote_debugging: bool = False  # tests and benchmarks only: direct CDP for comparison
     extension: Path = field(default_factory=extension_dir)
+    #: Register bridge's native host in the profile (Linux: Chromium reads it from there),
+    #: so the extension learns of relays by push instead of probing.
+    native_host: bool = True
+    env: Mapping[str, str] = field(default_factory=dict)  # extra environment for the browser
 
 
 def _keep_downloads_inside(profile: Path) -> None:
@@ -198,6 +203,8 @@ class LaunchedBrowser:
         else:
             self.profile = (opts.profile_dir or default_profile_dir()).expanduser()
             self.profile.mkdir(parents=True, exist_ok=True)
+        if opts.native_host and sys.platform.startswith("linux"):
+            native_install.install("chromium", user_data_dir=self.profile)
         ext = str(Path(opts.extension).resolve())
         args = [
             str(exe),
@@ -234,6 +241,7 @@ class LaunchedBrowser:
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,  # its own process group: stop() takes every helper along
+            env={**os.environ, **self.options.env} if self.options.env else None,
             preexec_fn=_die_with_parent,
         )
         devtools_seen: asyncio.Future[str] = asyncio.get_running_loop().create_future()

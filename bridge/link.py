@@ -13,10 +13,9 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol
 
-from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from bridge import protocol
@@ -30,15 +29,26 @@ from bridge.errors import (
 )
 from bridge.protocol import Event, Hello, ProtocolError, Reply
 
-__all__ = ["EventHandler", "ExtensionLink"]
+__all__ = ["EventHandler", "ExtensionLink", "LinkChannel"]
 
 log = logging.getLogger(__name__)
 
 EventHandler = Callable[["ExtensionLink", Event], None]
 
 
+class LinkChannel(Protocol):
+    """What a link needs of its connection: a WebSocket, or a tunnel through the native
+    host (``bridge.relay_registry.NativeLinkChannel``). Both raise websockets'
+    ``ConnectionClosed`` once the connection is gone."""
+
+    async def recv(self) -> str | bytes: ...
+    async def send(self, message: str) -> None: ...
+    async def close(self, code: int = 1000, reason: str = "") -> None: ...
+    def __aiter__(self) -> AsyncIterator[str | bytes]: ...
+
+
 class ExtensionLink:
-    def __init__(self, ws: ServerConnection, hello: Hello, on_event: EventHandler) -> None:
+    def __init__(self, ws: LinkChannel, hello: Hello, on_event: EventHandler) -> None:
         self.ws = ws
         self.hello = hello
         self._on_event = on_event
@@ -53,6 +63,11 @@ class ExtensionLink:
     @property
     def is_closed(self) -> bool:
         return self.closed.done()
+
+    @property
+    def via(self) -> str:
+        """``"websocket"``, or ``"native"`` for a link tunnelled through the native host."""
+        return str(getattr(self.ws, "via", "websocket"))
 
     @property
     def instance_id(self) -> str:

@@ -18,8 +18,11 @@ import importlib.util
 import inspect
 import logging
 import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -31,6 +34,7 @@ from bridge.core import Bridge
 from bridge.errors import BridgeError
 from bridge.launcher import LaunchedBrowser, find_browser
 from bridge.relay import Relay
+from bridge.relay_registry import ENV_RUNTIME_DIR
 from bridge.runtime import Runtime, RuntimeOptions
 from bridge.waiting import scaled
 
@@ -48,6 +52,7 @@ NewTab = Callable[..., Awaitable[CdpSession]]
 class BridgeOptions:
     live: bool = False
     headed: bool = False
+    link: str = "websocket"
     browser_path: str | None = None
     chrome_args: tuple[str, ...] = field(default_factory=tuple)
 
@@ -76,6 +81,13 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         default=[],
         metavar="ARG",
         help="extra argument for the launched browser (repeatable)",
+    )
+    group.addoption(
+        "--bridge-link",
+        choices=("websocket", "native"),
+        default="websocket",
+        help="how the launched browser's extension links to the relay: a loopback WebSocket "
+        "(default) or through the native host",
     )
     group.addoption(
         "--bridge-playwright",
@@ -219,6 +231,7 @@ def _is_bridge_fixture(fixturedef: pytest.FixtureDef[object]) -> bool:
 def bridge_options(pytestconfig: pytest.Config) -> BridgeOptions:
     return BridgeOptions(
         live=bool(pytestconfig.getoption("--live")),
+        link=str(pytestconfig.getoption("--bridge-link")),
         headed=bool(pytestconfig.getoption("headed", default=False)),
         browser_path=pytestconfig.getoption("--browser-path"),
         chrome_args=tuple(pytestconfig.getoption("--chrome-arg")),
@@ -261,7 +274,15 @@ async def bridge_runtime(
     the person's own Chrome, which must connect by itself.
     """
     chrome_args: list[str] = []
+    runtime_dir: Path | None = None
+    saved_env = os.environ.get(ENV_RUNTIME_DIR)
     if not bridge_options.live:
+        # A runtime directory of the session's own: its relays (any a test starts too) and
+        # the launched browser's native host meet there, not in the person's.
+        # Under /tmp directly: Unix socket paths must stay short (about 100 bytes), and
+        # pytest's own temporary paths can be longer.
+        runtime_dir = Path(tempfile.mkdtemp(prefix="bridge-rt-"))
+        os.environ[ENV_RUNTIME_DIR] = str(runtime_dir)
         if bridge_options.headed and not os.environ.get("DISPLAY"):
             raise pytest.UsageError("--headed needs a display: run under `xvfb-run -a pytest ...`")
         sites: FakeSites = request.getfixturevalue("fake_sites")
@@ -276,13 +297,21 @@ async def bridge_runtime(
             remote_debugging=True,
             cdp=True,  # the DevTools endpoint, for Playwright/Puppeteer (bridge_cdp_url)
             state_dir=tmp_path_factory.mktemp("bridge-runtime"),
+            runtime_dir=runtime_dir,
+            link=bridge_options.link,
         )
     )
-    await runtime.start()
     try:
+        await runtime.start()
         yield runtime
     finally:
         await runtime.stop()
+        if runtime_dir is not None:
+            shutil.rmtree(runtime_dir, ignore_errors=True)
+            if saved_env is None:
+                os.environ.pop(ENV_RUNTIME_DIR, None)
+            else:
+                os.environ[ENV_RUNTIME_DIR] = saved_env
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
@@ -315,6 +344,9 @@ async def extension_link(bridge_runtime: Runtime) -> Browser:
         launched = bridge_runtime.launched
         detail = f"\n{launched.stderr_tail()}" if launched else ""
         pytest.fail(f"{exc}{detail}", pytrace=False)
+    link = bridge_runtime.relay.link
+    if link is not None and link.via != bridge_runtime.options.link:
+        pytest.fail(f"--bridge-link={bridge_runtime.options.link}, but {link!r} came by {link.via}")
     return bridge_runtime.browser
 
 

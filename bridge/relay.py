@@ -24,6 +24,7 @@ import time
 import urllib.parse
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -33,8 +34,11 @@ from websockets.http11 import Request, Response
 
 from bridge import __version__, protocol
 from bridge.errors import BridgeError, ExtensionNotConnected
-from bridge.link import ExtensionLink
+from bridge.link import ExtensionLink, LinkChannel
 from bridge.protocol import Event, ProtocolError
+from bridge.relay_registry import RelayRegistration
+from bridge.relay_registry import runtime_dir as registry_dir
+from bridge.relay_registry import supported as registry_supported
 from bridge.tokens import token_matches
 from bridge.transport import TransportListener
 from bridge.waiting import scaled
@@ -68,6 +72,7 @@ CLOSE_REFUSED: Final = 4001  # version mismatch or bad hello: do not retry quick
 CLOSE_NOT_MINE: Final = 4003  # this relay serves another browser
 
 LinkMatcher = Callable[[ExtensionLink], Awaitable[bool]]
+LINK_MODES: Final = ("websocket", "native")
 
 
 async def accept_any(link: ExtensionLink) -> bool:
@@ -83,7 +88,16 @@ class Relay:
         allowed_origins: Iterable[str] = (DEFAULT_ORIGIN,),
         matcher: LinkMatcher = accept_any,
         name: str = "bridge",
+        register: bool = True,
+        runtime_dir: Path | None = None,
+        link: str = "websocket",
     ) -> None:
+        """``register``: announce this relay to native hosts (``bridge.relay_registry``) in
+        ``runtime_dir`` (default: the per-user one, ``$BRIDGE_RUNTIME_DIR`` first).
+        ``link``: how the extension should connect, ``"websocket"`` or ``"native"`` (the whole
+        protocol through the native host; for browsers that may not reach loopback TCP)."""
+        if link not in LINK_MODES:
+            raise ValueError(f"link must be one of {', '.join(LINK_MODES)}, not {link!r}")
         self.host = "127.0.0.1"
         self._wanted_port = port
         self._port_range = port_range
@@ -101,6 +115,12 @@ class Relay:
         #: The DevTools endpoint served on this port, when enabled (bridge.cdp_endpoint).
         self.cdp: CdpEndpoint | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.link_mode = link
+        self._register = register and registry_supported()
+        self._runtime_dir = runtime_dir
+        self._registration: RelayRegistration | None = None
+        #: GET /relay-info requests answered: how often something probed this relay.
+        self.info_requests = 0
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -147,6 +167,14 @@ class Relay:
                 f"no free relay port in {lo}-{hi}: stop another bridge or pass a port",
             ) from last
         self.started_at = time.time()
+        if self._register:
+            try:
+                directory = registry_dir(self._runtime_dir)
+                self._registration = RelayRegistration(directory, self.relay_info, self._serve)
+                await self._registration.start(self._port)
+            except OSError as exc:  # discovery by probing still works
+                log.warning("relay not registered for native hosts: %s", exc)
+                self._registration = None
         log.info("relay listening on %s", self.url)
         return self
 
@@ -154,6 +182,9 @@ class Relay:
         if self._server is None:
             return
         server, self._server = self._server, None
+        if self._registration is not None:  # native hosts hear of it at once
+            await self._registration.stop()
+            self._registration = None
         server.close(close_connections=True)
         try:
             await server.wait_closed()
@@ -232,6 +263,8 @@ class Relay:
             "instanceId": self.instance_id,
             "startedAt": int(self.started_at * 1000),
             "pid": os.getpid(),
+            "port": self._port,
+            "link": self.link_mode,
         }
 
     def _host_ok(self, headers: Headers) -> bool:
@@ -260,6 +293,7 @@ class Relay:
                 return _plain(conn, http.HTTPStatus.FORBIDDEN, "forbidden origin\n")
             return None
         if path == "/relay-info":
+            self.info_requests += 1
             if not self._discovery_allowed(request.headers):
                 return _plain(conn, http.HTTPStatus.FORBIDDEN, "forbidden origin\n")
             return _response(
@@ -297,6 +331,10 @@ class Relay:
             assert self.cdp is not None  # checked before the upgrade
             await self.cdp.serve(ws)
             return
+        await self._serve(ws)
+
+    async def _serve(self, ws: LinkChannel) -> None:
+        """One extension link, over a WebSocket or tunnelled through a native host."""
         try:
             async with asyncio.timeout(scaled(5.0)):
                 first = await ws.recv()
@@ -407,7 +445,7 @@ def _plain(conn: ServerConnection, status: http.HTTPStatus, text: str) -> Respon
     return _response(status, text.encode(), "text/plain; charset=utf-8")
 
 
-async def _refuse(ws: ServerConnection, message: str) -> None:
+async def _refuse(ws: LinkChannel, message: str) -> None:
     with contextlib.suppress(ConnectionClosed):
         await ws.send(protocol.encode({"method": "refused", "params": {"message": message}}))
         # Close reasons are limited to 123 bytes; the full text went in the frame above.

@@ -20,7 +20,8 @@ from bridge.core import Bridge
 from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.link import ExtensionLink
 from bridge.providers.flow import AskFlow
-from bridge.relay import Relay
+from bridge.relay import LINK_MODES, Relay
+from bridge.relay_registry import ENV_RUNTIME_DIR
 from bridge.state import default_state_dir
 from bridge.tokens import load_or_create_token
 from bridge.tools.browsing import ToolSettings
@@ -52,6 +53,12 @@ class RuntimeOptions:
     flow: AskFlow | None = None
     tool_settings: ToolSettings | None = None  # the browser tools' action timeout, file URLs
     cdp: bool = False  # serve the DevTools endpoint (/json/*, /cdp) on the relay's port
+    #: Where relays and native hosts meet (bridge.relay_registry); None: the per-user one.
+    #: A launched browser gets it too, so its native host looks in the same place.
+    runtime_dir: Path | None = None
+    #: How the extension links to this relay: "websocket", or "native" through the host.
+    link: str = "websocket"
+    native_host: bool = True  # with launch: register the native host in the profile
 
 
 def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True) -> None:
@@ -70,6 +77,13 @@ def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True
         "--chrome-arg", action="append", default=[], metavar="ARG", help="extra browser argument"
     )
     b.add_argument("--relay-port", type=int, help="relay port (default: first free in 19222-19250)")
+    b.add_argument(
+        "--link",
+        choices=LINK_MODES,
+        default="websocket",
+        help="how the extension links to the relay: a loopback WebSocket (default) or "
+        "through the native host (install-native-host; where loopback sockets are blocked)",
+    )
     if not state:
         return
     s = parser.add_argument_group("state")
@@ -89,6 +103,7 @@ def options_from_args(args: argparse.Namespace) -> RuntimeOptions:
         profile_dir=args.profile_dir,
         state_dir=getattr(args, "state_dir", None),
         relay_port=args.relay_port,
+        link=args.link,
         session_key=getattr(args, "session_key", None),
     )
 
@@ -124,12 +139,19 @@ class Runtime:
                     profile_dir=opts.profile_dir,
                     extra_args=list(opts.chrome_args),
                     remote_debugging=opts.remote_debugging,
+                    native_host=opts.native_host,
+                    env={ENV_RUNTIME_DIR: str(opts.runtime_dir)} if opts.runtime_dir else {},
                 )
             )
             # A launched browser is recognised by its start page; otherwise any link serves.
-            self.relay = Relay(port=opts.relay_port, matcher=self.launched.is_mine)
+            self.relay = Relay(
+                port=opts.relay_port,
+                matcher=self.launched.is_mine,
+                runtime_dir=opts.runtime_dir,
+                link=opts.link,
+            )
         else:
-            self.relay = Relay(port=opts.relay_port)
+            self.relay = Relay(port=opts.relay_port, runtime_dir=opts.runtime_dir, link=opts.link)
         await self.relay.start()
         self.browser = Browser(self.relay, connect_timeout=opts.connect_timeout)
         self.bridge = Bridge(

@@ -1,23 +1,40 @@
 // @ts-check
-// Finds relays on 127.0.0.1:19222-19250 by asking GET /relay-info, and keeps one
-// connection to each live relay. There is no event for "a relay started", so this polls;
-// a refused connection on loopback costs microseconds, so a short period is cheap and
-// gives "connected within a second of the relay starting".
+// Finds relays and keeps one connection to each live relay.
+//
+// With the native host installed (native.js), the host pushes the list of running relays:
+// no probing at all, and a relay is connected the moment it starts. Without it, relays are
+// found by asking GET /relay-info on 127.0.0.1:19222-19250: every 400 ms for the first
+// minute after the worker starts or a relay goes away (when one is likely to appear),
+// then one round every 5 s, so an idle browser costs next to nothing.
 
 import { Debuggee } from './debuggee.js';
+import { NativeHost } from './native.js';
 import { CLOSE_NOT_MINE, CLOSE_REFUSED, PORT_FIRST, PORT_LAST } from './protocol.js';
 import { RelayConnection } from './relay-connection.js';
 
-const SCAN_PERIOD_MS = 400;
+const FAST_PERIOD_MS = 400;
+const IDLE_PERIOD_MS = 5000;
+const FAST_WINDOW_MS = 60000;
 const PROBE_TIMEOUT_MS = 1000;
 const KEEPALIVE_CALL_MS = 20000;
+/** A host that does not answer by then is taken as absent (probing starts). */
+const NATIVE_ANSWER_MS = 1500;
+/** How often a missing or crashed host is tried again (it may be installed meanwhile). */
+const NATIVE_RETRY_MS = 60000;
+/** A relay the host still announces, whose connection dropped, is tried again after this. */
+const NATIVE_RECONNECT_MS = 250;
 
 /** @typedef {{ failures: number, notBefore: number, instanceId: string, message: string }} Backoff */
+/** @typedef {import('./native.js').RelayNotice} RelayNotice */
 
 export class Discovery {
-  /** @param {Debuggee} debuggee */
-  constructor(debuggee) {
+  /**
+   * @param {Debuggee} debuggee
+   * @param {{ onModeChange?: (mode: 'native' | 'probe') => void }} [hooks]
+   */
+  constructor(debuggee, hooks = {}) {
     this.debuggee = debuggee;
+    this.hooks = hooks;
     /** @type {Map<number, RelayConnection>} port -> connection */
     this.connections = new Map();
     /** @type {Map<number, Backoff>} */
@@ -28,6 +45,19 @@ export class Discovery {
     this.timer = undefined;
     this.lastKeepalive = 0;
     this.browserInstanceId = '';
+    /** @type {'starting' | 'native' | 'probe'} */
+    this.mode = 'starting';
+    this.fastUntil = 0;
+    this.probeRounds = 0;
+    /** @type {Map<string, RelayNotice>} instance id -> what the host announced */
+    this.announced = new Map();
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.nativeTimer = undefined;
+    this.nativeDownReason = '';
+    this.native = new NativeHost({
+      onRelays: (relays) => this.onRelays(relays),
+      onDown: (reason) => this.onNativeDown(reason),
+    });
   }
 
   async browserInstance() {
@@ -39,19 +69,94 @@ export class Discovery {
     return this.browserInstanceId;
   }
 
+  /** Called at worker start and by the wake alarm: idempotent. */
   start() {
+    if (this.mode !== 'starting' || this.nativeTimer !== undefined) return;
+    this.native.connect();
+    // The host's first message is the relay list; without it soon, probe meanwhile.
+    this.nativeTimer = setTimeout(() => {
+      this.nativeTimer = undefined;
+      if (this.mode === 'starting') this.startProbing();
+    }, NATIVE_ANSWER_MS);
+  }
+
+  // -- native: the host says which relays exist ------------------------------------------
+
+  /** @param {RelayNotice[]} relays */
+  onRelays(relays) {
+    if (this.mode !== 'native') {
+      this.mode = 'native';
+      this.stopProbing();
+      if (this.nativeTimer !== undefined) clearTimeout(this.nativeTimer);
+      this.nativeTimer = undefined;
+      this.hooks.onModeChange?.('native');
+    }
+    this.announced = new Map(relays.map((r) => [r.instanceId, r]));
+    for (const relay of relays) this.connectAnnounced(relay);
+  }
+
+  /** @param {RelayNotice} relay */
+  async connectAnnounced(relay) {
+    if (this.mode !== 'native' || this.announced.get(relay.instanceId) !== relay) return;
+    const current = this.connections.get(relay.port);
+    const wanted = relay.link === 'native' ? 'native' : 'websocket';
+    if (current && current.instanceId === relay.instanceId && current.via === wanted) return;
+    // The port now belongs to another relay, or this relay asks to be reached through the
+    // host and was found by a probe before the host answered.
+    if (current) current.close();
+    const b = this.backoff.get(relay.port);
+    if (b && b.instanceId === relay.instanceId && b.notBefore > Date.now()) {
+      setTimeout(() => this.connectAnnounced(relay), b.notBefore - Date.now());
+      return;
+    }
+    const browserInstanceId = await this.browserInstance();
+    if (this.connections.has(relay.port) || this.announced.get(relay.instanceId) !== relay) return;
+    const socket = relay.link === 'native' ? this.native.open(relay.instanceId) : undefined;
+    const conn = new RelayConnection(relay.port, relay.instanceId, this.debuggee, {
+      browserInstanceId,
+      socket,
+      onClose: (c, code, reason) => this.onClose(c, code, reason),
+    });
+    this.connections.set(relay.port, conn);
+  }
+
+  /** @param {string} reason */
+  onNativeDown(reason) {
+    this.nativeDownReason = reason;
+    this.announced.clear();
+    if (this.nativeTimer !== undefined) clearTimeout(this.nativeTimer);
+    // Tried again later: it may be installed meanwhile, or it crashed.
+    this.nativeTimer = setTimeout(() => {
+      this.nativeTimer = undefined;
+      this.native.connect();
+    }, NATIVE_RETRY_MS);
+    if (this.mode !== 'probe') this.startProbing();
+  }
+
+  // -- probing: the fallback without a host ---------------------------------------------
+
+  startProbing() {
+    this.mode = 'probe';
+    this.fastUntil = Date.now() + FAST_WINDOW_MS;
+    this.hooks.onModeChange?.('probe');
     if (this.timer === undefined) this.tick();
   }
 
+  stopProbing() {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
   tick() {
-    this.timer = setTimeout(() => this.tick(), SCAN_PERIOD_MS);
     const now = Date.now();
+    this.timer = setTimeout(() => this.tick(), now < this.fastUntil ? FAST_PERIOD_MS : IDLE_PERIOD_MS);
     if (now - this.lastKeepalive > KEEPALIVE_CALL_MS) {
       // An extension API call resets the service worker's idle timer (Chrome 110+), so
       // discovery keeps running while no relay is connected yet.
       this.lastKeepalive = now;
       chrome.runtime.getPlatformInfo().catch(() => {});
     }
+    this.probeRounds++;
     for (let port = PORT_FIRST; port <= PORT_LAST; port++) {
       const conn = this.connections.get(port);
       if (conn && conn.silentTooLong()) conn.close();
@@ -81,7 +186,7 @@ export class Discovery {
       const info = await resp.json();
       if (!info || info.service !== 'bridge-relay' || typeof info.instanceId !== 'string') return;
       if (skipInstance && info.instanceId === skipInstance) return;
-      if (this.connections.has(port)) return;
+      if (this.connections.has(port) || this.mode !== 'probe') return;
       const conn = new RelayConnection(port, info.instanceId, this.debuggee, {
         browserInstanceId: await this.browserInstance(),
         onClose: (c, code, reason) => this.onClose(c, code, reason),
@@ -113,8 +218,28 @@ export class Discovery {
         instanceId: conn.instanceId,
         message: code === CLOSE_REFUSED ? reason : 'serves another browser',
       });
+    } else if (this.mode === 'native' && !conn.everConnected) {
+      // Announced but unreachable (a socket blocked, a relay still starting): retry, slower
+      // each time, rather than every 250 ms forever.
+      const prev = this.backoff.get(conn.port);
+      const failures = prev && prev.instanceId === conn.instanceId ? prev.failures + 1 : 1;
+      this.backoff.set(conn.port, {
+        failures,
+        notBefore: Date.now() + Math.min(30000, NATIVE_RECONNECT_MS * 2 ** (failures - 1)),
+        instanceId: conn.instanceId,
+        message: reason || 'unreachable',
+      });
     } else {
       this.backoff.delete(conn.port);
+    }
+    if (this.mode === 'probe') {
+      // A relay that served us went away: it (or another) may come back soon. A refusal or
+      // a failed attempt is no such news, and must not keep probing fast forever.
+      const refused = code === CLOSE_REFUSED || code === CLOSE_NOT_MINE;
+      if (conn.everConnected && !refused) this.fastUntil = Date.now() + FAST_WINDOW_MS;
+    } else if (this.mode === 'native') {
+      const relay = this.announced.get(conn.instanceId);
+      if (relay) setTimeout(() => this.connectAnnounced(relay), NATIVE_RECONNECT_MS);
     }
   }
 
@@ -129,6 +254,13 @@ export class Discovery {
       }
     }
     relays.sort((a, b) => a.port - b.port);
-    return { relays, tabs: this.debuggee.attachedTabs(), portRange: [PORT_FIRST, PORT_LAST] };
+    return {
+      relays,
+      tabs: this.debuggee.attachedTabs(),
+      portRange: [PORT_FIRST, PORT_LAST],
+      mode: this.mode,
+      nativeDownReason: this.nativeDownReason,
+      probeRounds: this.probeRounds,
+    };
   }
 }

@@ -34,7 +34,11 @@ async function render() {
       ? s.tabs.map((/** @type {any} */ t) => ['', `tab ${t.tabId} → relay ${t.port ?? '(reconnecting)'}`])
       : [['muted', 'none']],
   );
-  el('range').textContent = `Scanning ports ${s.portRange[0]}–${s.portRange[1]}`;
+  el('range').textContent =
+    s.mode === 'native'
+      ? 'Relays announced by the native host (no scanning)'
+      : `Scanning ports ${s.portRange[0]}–${s.portRange[1]}` +
+        (s.nativeDownReason ? ` (native host: ${s.nativeDownReason})` : '');
 }
 
 render();

@@ -12,7 +12,8 @@ export class RelayConnection {
    * @param {number} port
    * @param {string} instanceId relay instance, from /relay-info
    * @param {Debuggee} debuggee
-   * @param {{ browserInstanceId: string, onClose: (conn: RelayConnection, code: number, reason: string) => void }} opts
+   * @param {{ browserInstanceId: string, socket?: import('./native.js').NativeSocket, onClose: (conn: RelayConnection, code: number, reason: string) => void }} opts
+   *   socket: the link through the native host (a relay started with --link native)
    */
   constructor(port, instanceId, debuggee, opts) {
     this.port = port;
@@ -28,7 +29,10 @@ export class RelayConnection {
     /** @type {string[]} */
     this.outbox = [];
     this.flushScheduled = false;
-    this.ws = new WebSocket(`ws://127.0.0.1:${port}/extension`);
+    this.everConnected = false;
+    /** @type {WebSocket | import('./native.js').NativeSocket} */
+    this.ws = opts.socket ?? new WebSocket(`ws://127.0.0.1:${port}/extension`);
+    this.via = opts.socket ? 'native' : 'websocket';
     this.send = this.send.bind(this);
     this.ws.onopen = () => {
       this.ws.send(
@@ -130,6 +134,7 @@ export class RelayConnection {
     if (id === undefined) {
       if (msg.method === 'welcome') {
         this.state = 'connected';
+        this.everConnected = true;
         this.debuggee.addRelay(this);
       } else if (msg.method === 'refused') {
         this.refusal = String(msg.params && msg.params.message);

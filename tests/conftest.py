@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import threading
 from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -11,6 +14,7 @@ import pytest_asyncio
 
 from bridge.direct import DirectCdp
 from bridge.launcher import LaunchedBrowser
+from bridge.relay_registry import ENV_RUNTIME_DIR
 
 PAGES: dict[str, str] = {
     "/": "<!doctype html><title>home</title><h1>bridge test page</h1>",
@@ -46,6 +50,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_runtime_dir() -> Iterator[None]:
+    """Relays started by tests register in a directory of this run's own, never where the
+    developer's own Chrome (with bridge's native host) would hear of them."""
+    if os.environ.get(ENV_RUNTIME_DIR):
+        yield
+        return
+    path = tempfile.mkdtemp(prefix="bridge-rt-")
+    os.environ[ENV_RUNTIME_DIR] = path
+    try:
+        yield
+    finally:
+        os.environ.pop(ENV_RUNTIME_DIR, None)
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bridge.fakes import FakeSites
+from bridge.relay_registry import ENV_RUNTIME_DIR
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,13 +24,16 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def _run(*args: str, timeout: float = 90) -> tuple[int, str, str]:
+async def _run(
+    *args: str, timeout: float = 90, env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "bridge",
         *args,
         cwd=str(ROOT),
+        env={**os.environ, **(env or {})},
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -71,9 +76,11 @@ async def test_ask_without_a_browser_says_how_to_connect_one(tmp_path: Path) -> 
         str(tmp_path),
         "--connect-timeout",
         "0.5",
-        # A port outside 19222-19250: no extension (not even this session's browser) finds it.
+        # A port outside 19222-19250, and a runtime directory no native host watches: no
+        # extension (not even this session's browser) finds it.
         "--relay-port",
         str(_free_port()),
+        env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
     )
     assert code == 1
     assert "[extension_not_connected]" in err and "Load unpacked" in err and "--launch" in err

@@ -188,9 +188,12 @@ async def _unreachable_bridge() -> AsyncIterator[Bridge]:
     """A facade over a relay on a port outside the extension's discovery range.
 
     No extension ever finds it, in fake or live mode, and nothing of the person's Chrome is
-    touched: exactly the state of docs/flows.md#known-problem-6 as the facade sees it.
+    touched: exactly the state of docs/flows.md#known-problem-6 as the facade sees it. It
+    is not registered for native hosts either (they would announce it to the extension).
     """
-    relay = Relay(port=_free_port_outside(PORT_RANGE), name="bridge-scenario-unconnected")
+    relay = Relay(
+        port=_free_port_outside(PORT_RANGE), name="bridge-scenario-unconnected", register=False
+    )
     await relay.start()
     try:
         with tempfile.TemporaryDirectory(prefix="bridge-scenario-") as state:

@@ -1,0 +1,174 @@
+"""``python -m bridge.bench.discovery_bench``: how the extension finds relays, and the link.
+
+- idle probes per minute (all 29 ports, counted by listeners on every free port of the
+  range while no relay runs): the extension before native messaging (``--before-ref``, its
+  files taken from git), today's without the native host (after its fast first minute)
+  and with it;
+- relay start → extension connected, median of ``--relays`` relays started one after
+  another: by probing (no host, within the fast minute) against by the host's push;
+- CDP round trip (``Runtime.evaluate``, median) over the native link against the
+  WebSocket link, the same browser build and page, in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import errno
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bridge.errors import extension_dir
+from bridge.launcher import LaunchedBrowser, LaunchOptions
+from bridge.relay import PORT_RANGE, Relay
+from bridge.runtime import Runtime, RuntimeOptions
+
+
+class _Knocks:
+    """Listeners on every free port of the relay range, counting connections."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._servers: list[asyncio.Server] = []
+
+    async def __aenter__(self) -> _Knocks:
+        for port in range(PORT_RANGE[0], PORT_RANGE[1] + 1):
+            try:
+                self._servers.append(await asyncio.start_server(self._knock, "127.0.0.1", port))
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for server in self._servers:
+            server.close()
+
+    async def _knock(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.count += 1
+        writer.close()
+
+
+async def _probes_per_minute(
+    extension: Path, native_host: bool, settle: float, window: float
+) -> float:
+    """Connections per minute to the relay range once ``settle`` seconds have passed."""
+    browser = LaunchedBrowser(
+        LaunchOptions(headless=True, isolated=True, native_host=native_host, extension=extension)
+    )
+    await browser.start()
+    try:
+        await asyncio.sleep(settle)  # the bench's observation window, not a wait for an event
+        async with _Knocks() as knocks:
+            await asyncio.sleep(window)
+            return knocks.count * 60 / window
+    finally:
+        await browser.stop()
+
+
+async def _start_to_connected(native_host: bool, relays: int, runtime_dir: Path) -> float:
+    browser = LaunchedBrowser(
+        LaunchOptions(
+            headless=True,
+            isolated=True,
+            native_host=native_host,
+            env={"BRIDGE_RUNTIME_DIR": str(runtime_dir)},
+        )
+    )
+    first = await Relay(matcher=browser.is_mine, runtime_dir=runtime_dir).start()
+    await browser.start()
+    took: list[float] = []
+    try:
+        await first.wait_for_link(30)
+        await first.stop()
+        for _ in range(relays):
+            started = time.monotonic()
+            relay = await Relay(matcher=browser.is_mine, runtime_dir=runtime_dir).start()
+            try:
+                await relay.wait_for_link(10)
+                took.append(time.monotonic() - started)
+            finally:
+                await relay.stop()
+    finally:
+        await browser.stop()
+    return statistics.median(took) * 1000
+
+
+async def _round_trip(link: str, rounds: int, runtime_dir: Path) -> float:
+    options = RuntimeOptions(
+        launch=True, headless=True, isolated=True, link=link, runtime_dir=runtime_dir
+    )
+    async with Runtime(options) as runtime:
+        await runtime.connected(30)
+        assert runtime.relay.link is not None and runtime.relay.link.via == link
+        tab = await runtime.browser.new_tab("about:blank")
+        for _ in range(20):
+            await tab.evaluate("1")
+        took: list[float] = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            await tab.evaluate("1")
+            took.append(time.perf_counter() - started)
+        await runtime.browser.close_tab(tab.tab_id)
+    return statistics.median(took) * 1000
+
+
+def _extension_at(ref: str, into: Path) -> Path:
+    root = Path(__file__).resolve().parents[2]
+    archive = subprocess.run(
+        ["git", "-C", str(root), "archive", ref, "extension"], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into / "extension"
+
+
+async def main(args: argparse.Namespace) -> dict[str, object]:
+    out: dict[str, object] = {}
+    with tempfile.TemporaryDirectory(prefix="bridge-bench-") as tmp:
+        rt = Path(tmp) / "rt"
+        rt.mkdir()
+        before = _extension_at(args.before_ref, Path(tmp))
+        out["idle_probes_per_min_before"] = round(
+            await _probes_per_minute(before, False, 5.0, args.window)
+        )
+        out["idle_probes_per_min_no_host"] = round(
+            await _probes_per_minute(extension_dir(), False, 65.0, args.window)
+        )
+        out["idle_probes_per_min_host"] = round(
+            await _probes_per_minute(extension_dir(), True, 5.0, args.window)
+        )
+        out["start_to_connected_ms_probing"] = round(
+            await _start_to_connected(False, args.relays, rt), 1
+        )
+        out["start_to_connected_ms_host"] = round(
+            await _start_to_connected(True, args.relays, rt), 1
+        )
+        ws = await _round_trip("websocket", args.rounds, rt)
+        native = await _round_trip("native", args.rounds, rt)
+        out["round_trip_ms_websocket"] = round(ws, 3)
+        out["round_trip_ms_native"] = round(native, 3)
+        out["round_trip_native_over_websocket"] = round(native / ws, 2)
+    return out
+
+
+def cli(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bridge.bench.discovery_bench")
+    parser.add_argument("--before-ref", default="5aeb725", help="git ref of the old extension")
+    parser.add_argument("--window", type=float, default=20.0, help="seconds to count probes")
+    parser.add_argument("--relays", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=300)
+    args = parser.parse_args(argv)
+    with contextlib.suppress(KeyboardInterrupt):
+        print(json.dumps(asyncio.run(main(args)), indent=2))
+        return 0
+    return 130
+
+
+if __name__ == "__main__":
+    sys.exit(cli())
