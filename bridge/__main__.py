@@ -22,8 +22,12 @@ import time
 from bridge import native_install
 from bridge.errors import BridgeError
 from bridge.relay import PORT_RANGE
-from bridge.runtime import Runtime, add_runtime_arguments, options_from_args
+from bridge.runtime import Runtime, add_runtime_arguments, options_from_args, start_error
 from bridge.waiting import scaled
+
+
+def _start_error(exc: OSError, args: argparse.Namespace) -> str:
+    return start_error(exc, getattr(args, "relay_port", None))
 
 
 async def _relay_main(args: argparse.Namespace) -> int:
@@ -68,8 +72,13 @@ async def _relay_main(args: argparse.Namespace) -> int:
         if link.closed.done():
             print(f"extension disconnected: {link.closed.result()}", flush=True)
         return 0
-    except (BridgeError, OSError) as exc:
+    except BridgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        if runtime.launched:
+            print(runtime.launched.stderr_tail(), file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: {_start_error(exc, args)}", file=sys.stderr)
         if runtime.launched:
             print(runtime.launched.stderr_tail(), file=sys.stderr)
         return 1
@@ -100,8 +109,11 @@ async def _cdp_main(args: argparse.Namespace) -> int:
         for w in waits:
             w.cancel()
         return 0
-    except (BridgeError, OSError) as exc:
+    except BridgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: {_start_error(exc, args)}", file=sys.stderr)
         return 1
     finally:
         await runtime.stop()
@@ -156,6 +168,9 @@ async def _ask_main(args: argparse.Namespace) -> int:
         return 0
     except BridgeError as exc:
         print(f"error [{exc.code}]: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # at start-up: the relay's port, the runtime directory, …
+        print(f"error: {_start_error(exc, args)}", file=sys.stderr)
         return 1
     finally:
         await runtime.stop()

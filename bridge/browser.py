@@ -20,16 +20,18 @@ from typing import Any
 from bridge.cdp import CdpSession
 from bridge.errors import (
     BridgeError,
+    CdpError,
     CommandFailed,
     DebuggerDetached,
     ExtensionDisconnected,
     TabClosed,
+    TabCrashed,
 )
 from bridge.protocol import Event
 from bridge.transport import Connector, Transport
 from bridge.waiting import scaled
 
-__all__ = ["Browser", "TabInfo"]
+__all__ = ["Browser", "TabInfo", "ending_of", "recoverable"]
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +73,23 @@ def ending_of(event: Event) -> BridgeError | None:
     if reason == TARGET_CLOSED and not p.get("tabExists", False):
         return TabClosed(tab_id)
     if reason == TARGET_CLOSED:
-        reason = "the tab went to a page extensions may not debug (e.g. chrome://)"
+        reason = (
+            "the tab went to a page extensions may not debug (chrome://, the Web Store, or a "
+            "page holding another extension's frame)"
+        )
     return DebuggerDetached(tab_id, reason)
+
+
+def recoverable(event: Event) -> bool:
+    """Does the tab outlive this ending (pure)? Chrome detached the debugger from a tab that
+    still exists (``target_closed``: it went to a page extensions may not debug, or Chrome
+    forced it off): bridge may attach again. Never after the person pressed Cancel."""
+    p = event.params
+    return (
+        event.method == "tabDetached"
+        and str(p.get("reason", TARGET_CLOSED)) == TARGET_CLOSED
+        and bool(p.get("tabExists", False))
+    )
 
 
 class Browser:
@@ -84,6 +101,9 @@ class Browser:
         self._attach_locks: dict[int, asyncio.Lock] = {}
         #: Called with the event's params when an attached tab opens a tab (a popup).
         self.tab_created_listeners: list[Callable[[dict[str, Any]], None]] = []
+        #: Tabs whose debugger Chrome took away while they stay open (a chrome:// page): the
+        #: session lives on and the next command attaches again (why, for its error).
+        self._suspended: dict[int, str] = {}
         self._unsubscribe = connector.subscribe(self)
 
     async def transport(self) -> Transport:
@@ -171,7 +191,30 @@ class Browser:
             except BridgeError as exc:  # shutting down: the browser may be gone already
                 log.debug("detaching tab %s at shutdown: %s", tab_id, exc)
 
+    def _crashed(self, transport: Transport, tab_id: int) -> None:
+        """A crashed page answers nothing: what is pending fails now, and every command
+        fails at once (``transport_for``) until the tab loads a page again."""
+        error = TabCrashed(tab_id)
+        session = self.sessions.get(tab_id)
+        if session is not None:
+            session.crashed = error
+        transport.fail_pending(
+            lambda method, params: (
+                error if method == "cdpCommand" and params.get("tabId") == tab_id else None
+            )
+        )
+
+    def _suspend(self, tab_id: int, error: BridgeError) -> None:
+        """Chrome took the debugger away but the tab is still there: what waits fails now
+        (typed, with the reason); the session stays, and its next command attaches again."""
+        self._attached_via.pop(tab_id, None)
+        session = self.sessions.get(tab_id)
+        if session is not None:
+            self._suspended[tab_id] = getattr(error, "reason", str(error))
+            session.interrupt(error)
+
     def _forget(self, tab_id: int, error: BridgeError) -> None:
+        self._suspended.pop(tab_id, None)
         self._attached_via.pop(tab_id, None)
         session = self.sessions.pop(tab_id, None)
         if session is not None:
@@ -184,18 +227,39 @@ class Browser:
         if transport is not None and self._attached_via.get(tab_id) is transport:
             return transport  # hot path: nothing to check
         transport = await self.transport()
-        # A new link (service worker restart, reconnection): attach again; the extension
-        # recognises an attachment of its own that survived and reuses it.
+        # A new link (service worker restart, reconnection), or a debugger Chrome took away:
+        # attach again; the extension recognises an attachment of its own that survived
+        # and reuses it.
         try:
-            await transport.request("attachTab", {"tabId": tab_id}, timeout=scaled(10.0))
+            attached = await transport.request("attachTab", {"tabId": tab_id}, timeout=scaled(10.0))
         except CommandFailed as exc:
             if exc.error_code == "no_tab":
                 error = TabClosed(tab_id, "it no longer exists")
                 self._forget(tab_id, error)
                 raise error from exc
+            suspended = self._suspended.get(tab_id)
+            if suspended is not None and exc.error_code == "attach_failed":
+                raise DebuggerDetached(
+                    tab_id,
+                    f"{suspended}; bridge attaches again as soon as it shows a page "
+                    f"extensions may debug (Chrome says: {exc.message})",
+                ) from exc
             raise
+        self._suspended.pop(tab_id, None)
+        session = self.sessions.get(tab_id)
+        if session is not None and not attached.get("reused", False):
+            await self._restore_domains(transport, session)
         self._attached_via[tab_id] = transport
         return transport
+
+    async def _restore_domains(self, transport: Transport, session: CdpSession) -> None:
+        """A fresh attachment knows nothing of what the session enabled: enable it again."""
+        for domain, params in list(session.enabled.items()):
+            body = {"tabId": session.tab_id, "method": f"{domain}.enable", "params": params}
+            try:
+                await transport.request("cdpCommand", body, timeout=scaled(10.0))
+            except CdpError as exc:  # a domain this page no longer has: the rest still apply
+                log.debug("re-enabling %s on tab %s: %s", domain, session.tab_id, exc)
 
     # -- TransportListener ----------------------------------------------------------------
 
@@ -205,6 +269,8 @@ class Browser:
             session = self.sessions.get(p["tabId"])
             if session is not None:
                 session.dispatch(p["method"], p.get("params") or {}, p.get("sessionId"))
+            if p["method"] == "Inspector.targetCrashed" and not p.get("sessionId"):
+                self._crashed(transport, int(p["tabId"]))
             return
         if event.method == "tabCreated":
             for callback in list(self.tab_created_listeners):
@@ -216,6 +282,8 @@ class Browser:
         if event.method == "tabUpdated":
             session = self.sessions.get(p["tabId"])
             if session is not None:
+                if p.get("status") == "loading":
+                    session.crashed = None  # reloaded or navigated: a new page
                 session.url = p.get("url", session.url)
                 session.title = p.get("title", session.title)
             return
@@ -223,7 +291,10 @@ class Browser:
         if error is None:
             return
         tab_id = int(p["tabId"])
-        self._forget(tab_id, error)
+        if recoverable(event):
+            self._suspend(tab_id, error)
+        else:
+            self._forget(tab_id, error)
         transport.fail_pending(
             lambda method, params: (
                 error if method == "cdpCommand" and params.get("tabId") == tab_id else None

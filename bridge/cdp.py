@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from bridge.errors import BridgeError, CdpError, TabClosed
+from bridge.errors import BridgeError, CdpError, TabCrashed
 from bridge.transport import Params, Transport
 from bridge.waiting import EventStream, Waiter, scaled
 
@@ -82,6 +82,10 @@ class _EventWait:
             self.sink.push(item)
 
 
+#: What may still be sent to a crashed page: loading a page again is the way out.
+_RELOADS = frozenset({"Page.reload", "Page.navigate"})
+
+
 class CdpSession:
     def __init__(self, host: SessionHost, tab_id: int) -> None:
         self.host = host
@@ -96,6 +100,13 @@ class CdpSession:
         # from attachment on): free to read, no round trip; "" until a change is reported.
         self.url = ""
         self.title = ""
+        #: Domains enabled on the tab's own session (``X.enable`` → its params): a fresh
+        #: attachment (after Chrome took the debugger away) gets them again, so listeners
+        #: keep hearing their events (``SessionHost.transport_for`` replays them).
+        self.enabled: dict[str, Params] = {}
+        #: Set while the page is crashed (Chrome answers nothing then): commands fail at
+        #: once, except the ones that load a page again. Cleared when the tab loads.
+        self.crashed: BridgeError | None = None
 
     def __repr__(self) -> str:
         state = f" ended: {self.ended}" if self.ended else ""
@@ -113,12 +124,21 @@ class CdpSession:
     ) -> Params:
         if self.ended is not None:
             raise self.ended
+        if self.crashed is not None and method not in _RELOADS:
+            raise self.crashed
         transport = await self.host.transport_for(self.tab_id)
         body: Params = {"tabId": self.tab_id, "method": method, "params": params or {}}
         if session_id is not None:
             body["sessionId"] = session_id
         limit = self.default_timeout if timeout is _DEFAULT else timeout
-        return await transport.request("cdpCommand", body, timeout=limit)
+        result = await transport.request("cdpCommand", body, timeout=limit)
+        if session_id is None and method.endswith((".enable", ".disable")):
+            domain, _, verb = method.rpartition(".")
+            if verb == "enable":
+                self.enabled[domain] = params or {}
+            else:
+                self.enabled.pop(domain, None)
+        return result
 
     async def evaluate(
         self,
@@ -233,7 +253,7 @@ class CdpSession:
             if wait.method == method and wait.session_id == session_id:
                 wait.offer(params)
         if method == "Inspector.targetCrashed" and session_id is None:
-            self.interrupt(TabClosed(self.tab_id, "the page crashed; reload it"))
+            self.interrupt(TabCrashed(self.tab_id))
 
     def interrupt(self, error: BridgeError) -> None:
         """Everything waiting fails now; the session itself stays usable (link lost, crash)."""

@@ -8,6 +8,13 @@ or ``?token=``; the token is never served). Page-level CDP is forwarded to the t
 here: version, targets, auto-attach, sessions, contexts. Tabs are attached lazily, on the
 first command a client sends to them. Each client has its own sessions; a client that
 disconnects detaches nothing another user needs, and never closes the browser.
+
+Every command frame gets exactly one answer: a frame that is no command (not JSON, not an
+object, no integer id) a ``-32700`` error with a null id, a command of the wrong shape or
+one that fails an error with its id. A client that sends faster than its commands complete
+is slowed down, never dropped: at most ``MAX_IN_FLIGHT`` of its commands run at once, and
+meanwhile nothing more is read from it (past ``MAX_QUEUED_FRAMES`` waiting frames, not even
+from its socket), so a flood costs bounded memory and other clients keep their share.
 """
 
 from __future__ import annotations
@@ -25,13 +32,14 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from bridge.browser import Browser, TabInfo
 from bridge.cdp import CdpSession
 from bridge.errors import BridgeError, CdpError, CommandFailed
 from bridge.waiting import scaled
 
-__all__ = ["CONTEXT_ID", "CdpEndpoint"]
+__all__ = ["CONTEXT_ID", "MAX_IN_FLIGHT", "MAX_QUEUED_FRAMES", "CdpEndpoint"]
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +47,45 @@ CONTEXT_ID = "bridge-default-context"  # one context: the person's profile
 BROWSER_SESSION = "browser"  # Target.attachToBrowserTarget's session: browser-level again
 Params = dict[str, Any]
 _DEBUGGABLE = re.compile(r"^(https?:|about:blank|data:|file:)")
+#: Commands of one client under way at once; more wait, unread (backpressure, not drops).
+MAX_IN_FLIGHT = 256
+#: Frames of one client received and not yet read; past this the socket is not read either.
+MAX_QUEUED_FRAMES = 64
+
+
+def parse_command(frame: str | bytes) -> Params | str:
+    """The command in a client's frame, or why it is none (answered with ``-32700``)."""
+    try:
+        message = json.loads(frame)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        return f"the frame is not JSON: {exc}"
+    if not isinstance(message, dict):
+        return f"a CDP command is a JSON object, not {type(message).__name__}"
+    request_id = message.get("id")
+    if not isinstance(request_id, int) or isinstance(request_id, bool):
+        return "a CDP command needs an integer 'id'"
+    return message
+
+
+def _command_shape_error(message: Params) -> str | None:
+    """What is wrong with a command's fields (answered with ``-32600`` and its id)."""
+    if not isinstance(message.get("method"), str):
+        return "'method' must be a string"
+    if message.get("params") is not None and not isinstance(message["params"], dict):
+        return "'params' must be an object"
+    if message.get("sessionId") is not None and not isinstance(message["sessionId"], str):
+        return "'sessionId' must be a string"
+    return None
+
+
+def _bound_reading(ws: ServerConnection) -> None:
+    """Flow control for this connection: the relay's server queues frames without limit
+    (an extension link must never stall), but a CDP client that floods must not fill memory
+    with frames nobody reads yet. Past ``MAX_QUEUED_FRAMES`` the socket is not read until the
+    queue drains (websockets' own mechanism for ``max_queue``, set per connection here)."""
+    assembler = getattr(ws, "recv_messages", None)
+    if assembler is not None and getattr(assembler, "high", 0) is None:
+        assembler.high, assembler.low = MAX_QUEUED_FRAMES, MAX_QUEUED_FRAMES // 4
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -110,6 +157,7 @@ class CdpEndpoint:
             self.clients.discard(client)
             client.close()
             await client.dispose_contexts()
+            await client.release_tabs(self.clients)
             if not self.clients and self._tab_created in self.browser.tab_created_listeners:
                 self.browser.tab_created_listeners.remove(self._tab_created)
 
@@ -142,6 +190,8 @@ class CdpClient:
     #: Contexts a client made (``browser.new_context()``): groups of tabs it closes together.
     #: They share the person's profile: cookies and storage are not isolated.
     contexts: dict[str, set[int]] = field(default_factory=dict)
+    #: Tabs this client's commands attached (not attached by anyone before it).
+    attached_here: set[int] = field(default_factory=set)
     _creating: int = 0  # createTarget calls under way
     _deferred: list[Params] = field(default_factory=list)  # new tabs seen meanwhile
     download_path: str | None = None
@@ -150,26 +200,57 @@ class CdpClient:
     _download_urls: dict[str, str] = field(default_factory=dict)  # guid -> url
     _ids: Any = field(default_factory=lambda: itertools.count(1))
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    #: Commands under way now, and the most there ever were at once (at most MAX_IN_FLIGHT).
+    in_flight: int = 0
+    peak_in_flight: int = 0
+    _room: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def browser(self) -> Browser:
         return self.endpoint.browser
 
     async def run(self) -> None:
+        _bound_reading(self.ws)
+        closed = asyncio.ensure_future(self.ws.wait_closed())
         try:
             async for frame in self.ws:
-                try:
-                    message = json.loads(frame)
-                    if not isinstance(message, dict) or not isinstance(message.get("id"), int):
-                        raise ValueError("a CDP command is an object with an integer id")
-                except ValueError as exc:
-                    await self._send({"id": None, "error": {"code": -32700, "message": str(exc)}})
+                if self.ws.state is not State.OPEN:
+                    return  # its answer could not be sent: the client is gone
+                message = parse_command(frame)
+                if isinstance(message, str):
+                    await self._send({"id": None, "error": {"code": -32700, "message": message}})
                     continue
+                if not await self._wait_for_room(closed):
+                    return
+                self.in_flight += 1
+                self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
                 task = asyncio.ensure_future(self._command(message))
                 self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                task.add_done_callback(self._command_done)
         except ConnectionClosed:
             pass
+        finally:
+            closed.cancel()
+
+    async def _wait_for_room(self, closed: asyncio.Future[None]) -> bool:
+        """Until fewer than MAX_IN_FLIGHT commands are under way (meanwhile this client is
+        not read: backpressure); False if the connection ends first."""
+        while self.in_flight >= MAX_IN_FLIGHT:
+            self._room.clear()
+            room = asyncio.ensure_future(self._room.wait())
+            waits: set[asyncio.Future[Any]] = {room, closed}
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                room.cancel()
+            if closed.done():
+                return False
+        return True
+
+    def _command_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self.in_flight -= 1
+        self._room.set()
 
     async def dispose_contexts(self) -> None:
         """A client gone: the tabs of contexts it made go with it (as disposeOnDetach does);
@@ -179,6 +260,15 @@ class CdpClient:
                 with contextlib.suppress(BridgeError):
                     await self.browser.close_tab(tab_id)
         self.contexts.clear()
+
+    async def release_tabs(self, others: set[CdpClient]) -> None:
+        """A client gone: the tabs it attached (and nobody else uses) are detached, so the
+        debugging bar and its cost go with it; tabs attached before it came stay as they were."""
+        in_use = {a.tab_id for other in others for a in other.aliases.values()}
+        for tab_id in self.attached_here - in_use:
+            with contextlib.suppress(BridgeError):
+                await self.browser.detach(tab_id)
+        self.attached_here.clear()
 
     def close(self) -> None:
         for task in list(self._tasks):
@@ -195,10 +285,15 @@ class CdpClient:
 
     async def _command(self, message: Params) -> None:
         request_id = message["id"]
-        method = str(message.get("method", ""))
+        reply: Params = {"id": request_id}
+        wrong = _command_shape_error(message)
+        if wrong is not None:
+            reply["error"] = {"code": -32600, "message": wrong}
+            await self._send(reply)
+            return
+        method = str(message["method"])
         params = message.get("params") or {}
         session = message.get("sessionId")
-        reply: Params = {"id": request_id}
         if session:
             reply["sessionId"] = session
         try:
@@ -214,6 +309,9 @@ class CdpClient:
             }
         except (BridgeError, ValueError, KeyError) as exc:
             reply["error"] = {"code": -32000, "message": str(exc)}
+        except Exception as exc:  # a parameter of the wrong type: answered, never silent
+            log.debug("CDP client command %s failed", method, exc_info=True)
+            reply["error"] = {"code": -32602, "message": f"invalid parameters for {method}: {exc}"}
         await self._send(reply)
 
     # -- browser level (emulated) --------------------------------------------------------
@@ -550,6 +648,9 @@ class CdpClient:
             if alias.tab is None or alias.tab.ended is not None:
                 if alias.untap is not None:
                     alias.untap()
+                known = self.browser.sessions.get(alias.tab_id)
+                if known is None or known.ended is not None:
+                    self.attached_here.add(alias.tab_id)  # ours to let go of (release_tabs)
                 try:
                     alias.tab = await self.browser.attach(alias.tab_id)
                 except CommandFailed as exc:

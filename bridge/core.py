@@ -7,7 +7,6 @@ second code path exists for tests.
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,8 +21,6 @@ from bridge.state import StateStore, project_key
 from bridge.tools.browsing import BrowserTools, ToolHub, ToolSettings
 
 __all__ = ["Bridge"]
-
-log = logging.getLogger(__name__)
 
 
 class Bridge:
@@ -100,6 +97,11 @@ class Bridge:
                         raise
                     result.used.retries = attempt - 1
                     await self._record(provider, question, key, result, None)
+                    # State that could not be read or written: said once per Bridge, in
+                    # the log and in the result of the ask that met it (or the next one).
+                    note = self.store.take_fault_note()
+                    if note is not None:
+                        result.notes.append(note)
                     return result
             finally:
                 self._asking.pop(slot, None)
@@ -176,4 +178,4 @@ class Bridge:
             await self.store.append_history_async(record)
         except OSError as exc:
             # The answer still reaches the caller; the history line is what is lost.
-            log.warning("could not append to %s: %s", self.store.history_path, exc)
+            self.store.report_fault("append to", self.store.history_path, exc)

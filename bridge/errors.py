@@ -55,12 +55,39 @@ class TabClosed(BridgeError):
         self.tab_id = tab_id
 
 
+class TabCrashed(BridgeError):
+    """The tab's page crashed ("Aw, Snap!"): commands fail at once until it loads again."""
+
+    code = "tab_crashed"
+
+    def __init__(self, tab_id: int) -> None:
+        super().__init__(
+            f"the page in tab {tab_id} crashed; reload the tab (or navigate it) and retry"
+        )
+        self.tab_id = tab_id
+
+
+class NavigatedAway(BridgeError):
+    """The provider's page was replaced by another document while it was answering."""
+
+    code = "navigated_away"
+
+    def __init__(self, provider: str, url: str) -> None:
+        super().__init__(
+            f"the {provider} tab left the answer for {url or 'another page'} while it was being "
+            "written; ask again"
+        )
+        self.url = url
+
+
 class DebuggerDetached(BridgeError):
     code = "debugger_detached"
 
     def __init__(self, tab_id: int, reason: str) -> None:
         hint = (
-            " (someone pressed Cancel on Chrome's 'is debugging this browser' bar)"
+            " (someone pressed Cancel on Chrome's 'is debugging this browser' bar: bridge"
+            " let go of every tab and attaches again only when asked, by the next ask or tool"
+            " call)"
             if reason == "canceled_by_user"
             else ""
         )
@@ -89,6 +116,7 @@ class CommandFailed(BridgeError):
         super().__init__(f"{method}: {message} [{error_code}]")
         self.method = method
         self.error_code = error_code
+        self.message = message
 
 
 class BridgeTimeout(BridgeError, TimeoutError):

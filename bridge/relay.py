@@ -91,11 +91,14 @@ class Relay:
         register: bool = True,
         runtime_dir: Path | None = None,
         link: str = "websocket",
+        max_frame: int = MAX_FRAME,
     ) -> None:
         """``register``: announce this relay to native hosts (``bridge.relay_registry``) in
         ``runtime_dir`` (default: the per-user one, ``$BRIDGE_RUNTIME_DIR`` first).
         ``link``: how the extension should connect, ``"websocket"`` or ``"native"`` (the whole
-        protocol through the native host; for browsers that may not reach loopback TCP)."""
+        protocol through the native host; for browsers that may not reach loopback TCP).
+        ``max_frame``: the largest WebSocket message accepted, in bytes; a bigger one closes
+        that connection with code 1009 (message too big), and the relay serves on."""
         if link not in LINK_MODES:
             raise ValueError(f"link must be one of {', '.join(LINK_MODES)}, not {link!r}")
         self.host = "127.0.0.1"
@@ -103,6 +106,7 @@ class Relay:
         self._port_range = port_range
         self.allowed_origins = tuple(allowed_origins)
         self.matcher = matcher
+        self.max_frame = max_frame
         self.name = name
         self.instance_id = uuid.uuid4().hex
         self.started_at = 0.0
@@ -121,6 +125,8 @@ class Relay:
         self._registration: RelayRegistration | None = None
         #: GET /relay-info requests answered: how often something probed this relay.
         self.info_requests = 0
+        #: Keepalive pings the extension answered: time passing on a healthy idle link.
+        self.keepalive_rounds = 0
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -148,7 +154,7 @@ class Relay:
                     self.host,
                     port,
                     process_request=self._process_request,
-                    max_size=MAX_FRAME,
+                    max_size=self.max_frame,
                     max_queue=None,
                     compression=None,  # loopback: compression only costs CPU
                     write_limit=MAX_FRAME,
@@ -204,8 +210,12 @@ class Relay:
 
     @property
     def link(self) -> ExtensionLink | None:
-        """The link that serves this relay now (the most recently accepted one)."""
-        return self._links[-1] if self._links else None
+        """The link that serves this relay now (the most recently accepted one still open:
+        a link that just closed is never handed out in the instant before it is removed)."""
+        for link in reversed(self._links):
+            if not link.is_closed:
+                return link
+        return None
 
     @property
     def links(self) -> list[ExtensionLink]:
@@ -245,6 +255,12 @@ class Relay:
         link = self.link
         assert link is not None
         return link
+
+    async def wait_keepalives(self, count: int, timeout: float) -> None:
+        """Wait until ``count`` more keepalive pings have been answered (idle-time tests)."""
+        async with asyncio.timeout(timeout), self._link_changed:
+            target = self.keepalive_rounds + count
+            await self._link_changed.wait_for(lambda: self.keepalive_rounds >= target)
 
     def trust_instance(self, instance_id: str) -> None:
         """Accept future links from this browser instance without asking the matcher."""
@@ -410,6 +426,10 @@ class Relay:
                 await link.request("ping", timeout=KEEPALIVE_S)
             except BridgeError as exc:  # the link's own end reports a dead link to everyone
                 log.debug("keepalive ping on %r failed: %s", link, exc)
+            else:
+                async with self._link_changed:
+                    self.keepalive_rounds += 1
+                    self._link_changed.notify_all()
 
     def _dispatch_event(self, link: ExtensionLink, event: Event) -> None:
         if link is not self.link:

@@ -81,9 +81,12 @@ class AskResult:
     used: Used
     session_key: str
     suspicious: bool = False  # docs/flows.md#suspicious-answer; a debug dump was written
+    #: What the caller should know beside the answer, e.g. that state could not be recorded
+    #: (said once per Bridge). Only in ``to_dict()`` when there is something to say.
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "provider": self.provider,
             "answer": self.answer,
             "url": self.url,
@@ -92,6 +95,9 @@ class AskResult:
             "session_key": self.session_key,
             "suspicious": self.suspicious,
         }
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
 
 @dataclass

@@ -8,6 +8,7 @@ the pytest plugin's fixtures and the benchmarks all build a ``Runtime`` from
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from bridge.core import Bridge
 from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.link import ExtensionLink
 from bridge.providers.flow import AskFlow
-from bridge.relay import LINK_MODES, Relay
+from bridge.relay import LINK_MODES, PORT_RANGE, Relay
 from bridge.relay_registry import ENV_RUNTIME_DIR
 from bridge.state import default_state_dir
 from bridge.tokens import load_or_create_token
@@ -207,3 +208,21 @@ class Runtime:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
+
+
+def start_error(exc: OSError, relay_port: int | None) -> str:
+    """What went wrong at start-up, and what to do: a taken relay port names the port or the
+    range and the option that helps (no errno, no traceback)."""
+    if exc.errno != errno.EADDRINUSE:
+        return str(exc)
+    lo, hi = PORT_RANGE
+    if relay_port is not None:
+        return (
+            f"relay port {relay_port} is already in use (another bridge, or another program): "
+            f"stop it, or pass another port with --relay-port N (without --relay-port, bridge "
+            f"takes the first free port in {lo}-{hi})"
+        )
+    return (
+        f"no free relay port in {lo}-{hi}: all {hi - lo + 1} are taken (other bridges "
+        f"running?). Stop one of them, or pass a free port with --relay-port N"
+    )

@@ -12,17 +12,29 @@ atomically (write a temporary file, fsync, rename); a history line is written wi
 ``flock`` waits for another process and ``fsync`` waits for the disk, so async code calls
 the ``*_async`` variants, which do the same work on a worker thread: a slow disk or a busy
 neighbour never stalls the event loop that carries every CDP round trip.
+
+State is a record, never a condition of an answer: a state directory that is read-only,
+full or unreadable costs the record, not the ask. Reading a session that cannot be read is
+"no saved session"; writers raise ``OSError``, and their callers (the ask flow, the facade)
+hand it to ``report_fault``, which says so once per store (one warning, and one note for
+the next result), not on every ask. A failed write leaves the files as they were: no
+partial ``sessions.json`` (atomic replace), no torn history line (cut back), no temporary
+file behind. State files are opened, written and read through ``_open``, ``_write`` and
+``_read_text``: the seam tests inject disk faults through.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import fcntl
 import json
+import logging
 import os
-import tempfile
+import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +42,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["SessionEntry", "StateStore", "default_state_dir", "project_key"]
+
+log = logging.getLogger(__name__)
 
 
 def default_state_dir() -> Path:
@@ -60,11 +74,15 @@ class StateStore:
         self.history_path = self.root / "history.jsonl"
         self.debug_dir = self.root / "debug"
         self._lock_path = self.root / ".lock"
+        #: The first failure to read or write state, as it was reported (None: none yet).
+        self.fault: str | None = None
+        self._fault_noted = False
+        self._fault_lock = threading.Lock()  # reads report from worker threads
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         self.root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self._lock_path, os.O_CREAT | os.O_RDWR, 0o600)
+        fd = _open(self._lock_path, os.O_CREAT | os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
@@ -72,11 +90,42 @@ class StateStore:
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
+    # -- faults ---------------------------------------------------------------------
+
+    def report_fault(self, doing: str, path: Path, exc: OSError) -> None:
+        """State could not be read or written (read-only directory, disk full, ...).
+
+        The first fault of this store is a warning, kept in ``fault`` for one result to
+        carry (``take_fault_note``); later ones are logged at debug level only: an agent
+        asking a hundred times hears of a full disk once, not a hundred times.
+        """
+        what = f"could not {doing} {path}: {exc.strerror or exc}"
+        with self._fault_lock:
+            first = self.fault is None
+            if first:
+                self.fault = (
+                    f"bridge {what}. Answers still come, but conversations and history in "
+                    f"{self.root} are not kept up to date until it can be read and written "
+                    "again (said once; later failures are logged at debug level)"
+                )
+        if first:
+            log.warning("%s", self.fault)
+        else:
+            log.debug("state: %s", what)
+
+    def take_fault_note(self) -> str | None:
+        """The reported fault, the first time it is asked for (for a result to carry)."""
+        with self._fault_lock:
+            if self.fault is None or self._fault_noted:
+                return None
+            self._fault_noted = True
+            return self.fault
+
     # -- sessions -------------------------------------------------------------------
 
     def _read_sessions(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.sessions_path.read_text(encoding="utf-8"))
+            data = json.loads(_read_text(self.sessions_path))
         except FileNotFoundError:
             return {"projects": {}}
         except json.JSONDecodeError:
@@ -89,14 +138,29 @@ class StateStore:
         return data
 
     def get_session(self, key: str, provider: str) -> SessionEntry | None:
-        with self._locked():
-            entry = self._read_sessions()["projects"].get(key, {}).get(provider)
+        """The saved session, or None: also when the state cannot be read (reported)."""
+        try:
+            data = self._read_sessions_for_get()
+        except OSError as exc:
+            self.report_fault("read", self.sessions_path, exc)
+            return None
+        entry = data["projects"].get(key, {}).get(provider)
         if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
             return None
         tab = entry.get("tabId")
         return SessionEntry(
             entry["url"], tab if isinstance(tab, int) else None, str(entry.get("lastUsed", ""))
         )
+
+    def _read_sessions_for_get(self) -> dict[str, Any]:
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(self._locked())
+            except OSError as exc:
+                # A read-only directory has no lock file to take: writes are atomic renames,
+                # so an unlocked read still sees a whole file.
+                log.debug("state: reading %s without the lock: %s", self.sessions_path, exc)
+            return self._read_sessions()
 
     def put_session(self, key: str, provider: str, url: str, tab_id: int | None) -> None:
         with self._locked():
@@ -133,16 +197,23 @@ class StateStore:
         line = json.dumps({"ts": _now_iso(), **record}, ensure_ascii=False, separators=(",", ":"))
         data = (line + "\n").encode("utf-8")
         with self._locked():
-            fd = os.open(self.history_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            fd = _open(self.history_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
             try:
-                os.write(fd, data)
-                os.fsync(fd)
+                start = os.fstat(fd).st_size
+                try:
+                    if _write(fd, data) != len(data):  # a full disk takes part of the line
+                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                    os.fsync(fd)
+                except OSError:
+                    with contextlib.suppress(OSError):  # no torn line left behind
+                        os.ftruncate(fd, start)
+                    raise
             finally:
                 os.close(fd)
 
     def history(self) -> list[dict[str, Any]]:
         try:
-            text = self.history_path.read_text(encoding="utf-8")
+            text = _read_text(self.history_path)
         except FileNotFoundError:
             return []
         return [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -171,14 +242,39 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            view = memoryview(data)
+            while view:
+                written = _write(fd, view)
+                if written <= 0:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+# The seam under every state file: what is opened, written and read goes through these, so a
+# test can give bridge a read-only directory or a full disk where the OS would not (root
+# ignores permission bits) without touching anything else in the process.
+
+
+def _open(path: Path, flags: int) -> int:
+    return os.open(path, flags, 0o600)
+
+
+def _write(fd: int, data: bytes | memoryview) -> int:
+    """One ``write``: how many bytes went (fewer than asked when the disk fills up)."""
+    return os.write(fd, data)
+
+
+def _read_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")

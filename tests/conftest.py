@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import tempfile
 import threading
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -90,3 +94,49 @@ async def direct_cdp(
         pytest.skip("needs the launched test browser's DevTools port (not in --live mode)")
     async with DirectCdp(launched_browser.devtools_url) as cdp:
         yield cdp
+
+
+# -- the reliability table's results (docs/RELIABILITY.md, tests/reliability/table.py) ------
+
+_RELIABILITY_RESULTS = Path(__file__).resolve().parents[1] / "reports" / "reliability.json"
+_reliability_seen: dict[str, dict[str, object]] = {}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each reliability test carries its case numbers in its report (xdist sends them on)."""
+    for item in items:
+        cases = [int(m.args[0]) for m in item.iter_markers("reliability")]
+        if cases:
+            item.user_properties.append(("reliability_cases", sorted(cases)))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    cases = dict(report.user_properties).get("reliability_cases")
+    if not cases:
+        return
+    failed = report.failed or (report.when == "call" and report.outcome != "passed")
+    if report.when == "call" or failed:
+        previous = _reliability_seen.get(report.nodeid, {})
+        if previous.get("outcome") == "failed":
+            return  # a failed setup or call stays failed whatever its teardown did
+        _reliability_seen[report.nodeid] = {
+            "cases": cases,
+            "outcome": "failed" if failed else report.outcome,
+            "when": datetime.now(UTC).isoformat(timespec="seconds"),
+            "duration_s": round(report.duration, 2),
+        }
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Merge this run's results into reports/reliability.json (the controller, under xdist)."""
+    if not _reliability_seen or hasattr(session.config, "workerinput"):
+        return
+    data: dict[str, dict[str, object]] = {"tests": {}}
+    if _RELIABILITY_RESULTS.exists():
+        with contextlib.suppress(ValueError):
+            data = json.loads(_RELIABILITY_RESULTS.read_text(encoding="utf-8"))
+    data.setdefault("tests", {}).update(_reliability_seen)
+    _RELIABILITY_RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    temp = _RELIABILITY_RESULTS.with_suffix(".tmp")
+    temp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(temp, _RELIABILITY_RESULTS)

@@ -21,6 +21,7 @@ from bridge.errors import (
     DebuggerDetached,
     ExtensionDisconnected,
     TabClosed,
+    TabCrashed,
 )
 from bridge.protocol import Event
 from bridge.transport import MockConnector, MockTransport
@@ -133,12 +134,6 @@ async def test_a_stream_keeps_order_and_times_out_with_none(setup: Any) -> None:
         ("tabDetached", {"tabId": 1, "reason": "target_closed"}, TabClosed, "tab 1 was closed"),
         (
             "tabDetached",
-            {"tabId": 1, "reason": "target_closed", "tabExists": True},
-            DebuggerDetached,
-            "may not debug",
-        ),
-        (
-            "tabDetached",
             {"tabId": 1, "reason": "canceled_by_user", "tabExists": True},
             DebuggerDetached,
             "pressed Cancel",
@@ -237,15 +232,28 @@ async def test_a_command_that_never_answers_times_out_typed(setup: Any, ext: Fak
         await tab.send("Runtime.evaluate", timeout=0.01)
 
 
-async def test_a_crash_interrupts_waits_but_not_the_session(setup: Any) -> None:
+@pytest.mark.reliability(15)
+async def test_a_crash_fails_what_waits_and_what_is_pending_until_the_tab_loads_again(
+    setup: Any, ext: FakeExtension
+) -> None:
     _, transport, browser = setup
+    ext.hang.add("Runtime.evaluate")
     tab = await browser.attach(1)
     waiter = tab.expect_event("Page.loadEventFired")
+    pending = asyncio.ensure_future(tab.send("Runtime.evaluate", timeout=30))
+    await asyncio.sleep(0)  # let the command reach the (mock) extension
     transport.cdp_event(1, "Inspector.targetCrashed")
-    with pytest.raises(TabClosed, match="crashed"):
+    with pytest.raises(TabCrashed, match="crashed; reload"):
         await waiter.wait(30)
+    with pytest.raises(TabCrashed):
+        await asyncio.wait_for(pending, 1)  # a crashed page never answers: failed at once
+    with pytest.raises(TabCrashed):
+        await tab.send("Runtime.evaluate", timeout=30)
     assert tab.ended is None
-    assert (await tab.send("Page.reload"))["echo"] == "Page.reload"
+    assert (await tab.send("Page.reload"))["echo"] == "Page.reload"  # the way out
+    transport.emit("tabUpdated", {"tabId": 1, "status": "loading"})
+    ext.hang.clear()
+    assert (await tab.send("Runtime.evaluate"))["echo"] == "Runtime.evaluate"
 
 
 async def test_close_and_detach_end_the_session_with_their_own_error(setup: Any) -> None:
@@ -257,6 +265,82 @@ async def test_close_and_detach_end_the_session_with_their_own_error(setup: Any)
     assert ("closeTab", {"tabId": 1}) in transport.requests
     assert ("detachTab", {"tabId": 2}) in transport.requests
     assert browser.sessions == {}
+
+
+@pytest.mark.reliability(13)
+async def test_a_debugger_taken_from_a_tab_that_stays_is_attached_again(
+    setup: Any, ext: FakeExtension
+) -> None:
+    """Chrome took the debugger (the tab went to chrome://, or Chrome forced it off): what
+    waits fails at once, typed; the session lives on, and its next command attaches again
+    with the domains it had enabled, once the tab shows a page extensions may debug."""
+    _, transport, browser = setup
+    ext.hang.add("Runtime.evaluate")
+    tab = await browser.attach(1)
+    await tab.send("Page.enable")
+    await tab.send("Runtime.enable", {"x": 1})
+    pending = asyncio.ensure_future(tab.send("Runtime.evaluate", timeout=30))
+    waiter = tab.expect_event("Page.loadEventFired")
+    await asyncio.sleep(0)  # let the command reach the (mock) extension
+    transport.emit("tabDetached", {"tabId": 1, "reason": "target_closed", "tabExists": True})
+    with pytest.raises(DebuggerDetached, match="may not debug"):
+        await pending
+    with pytest.raises(DebuggerDetached):
+        await waiter.wait(30)
+    assert tab.ended is None and browser.sessions[1] is tab
+    ext.hang.clear()
+    transport.requests.clear()
+    assert await tab.send("DOM.getDocument") == {"echo": "DOM.getDocument", "tabId": 1}
+    assert cdp_methods(transport) == [
+        "attachTab",
+        "Page.enable",
+        "Runtime.enable",
+        "DOM.getDocument",
+    ]
+    assert transport.requests[2][1]["params"] == {"x": 1}  # enabled as it was
+
+
+@pytest.mark.reliability(14)
+async def test_while_the_tab_shows_a_page_extensions_may_not_debug_commands_say_so(
+    setup: Any, ext: FakeExtension
+) -> None:
+    _, transport, browser = setup
+    tab = await browser.attach(1)
+    transport.emit("tabDetached", {"tabId": 1, "reason": "target_closed", "tabExists": True})
+    refused = {"attach": True}
+
+    async def handler(method: str, params: Params) -> Params:
+        if method == "attachTab" and refused["attach"]:
+            raise CommandFailed(method, "attach_failed", "Cannot access a chrome:// URL")
+        return await ext(method, params)
+
+    transport.handler = handler
+    with pytest.raises(DebuggerDetached, match=r"attaches again as soon as.*chrome://"):
+        await tab.send("Runtime.evaluate")
+    assert tab.ended is None  # no zombie: not attached, not dead, and says why
+    refused["attach"] = False
+    assert await tab.send("Runtime.evaluate") == {"echo": "Runtime.evaluate", "tabId": 1}
+
+
+@pytest.mark.reliability(11)
+async def test_cancel_on_the_debugging_bar_releases_every_tab_and_nothing_reattaches(
+    setup: Any, ext: FakeExtension
+) -> None:
+    """Chrome detaches every tab with ``canceled_by_user``; bridge ends each session, says
+    what happened, and sends no attachTab of its own; an explicit attach may ask again."""
+    _, transport, browser = setup
+    tabs = [await browser.attach(i) for i in (1, 2, 3)]
+    transport.requests.clear()
+    for tab in tabs:
+        transport.emit("tabDetached", {"tabId": tab.tab_id, "reason": "canceled_by_user"})
+    for tab in tabs:
+        assert isinstance(tab.ended, DebuggerDetached)
+        assert "pressed Cancel" in str(tab.ended) and "only when asked" in str(tab.ended)
+        with pytest.raises(DebuggerDetached, match="pressed Cancel"):
+            await tab.send("Runtime.evaluate")
+    assert browser.sessions == {} and transport.requests == []  # never re-attached on its own
+    again = await browser.attach(1)  # the next explicit call may
+    assert again.ended is None and cdp_methods(transport) == ["attachTab"]
 
 
 def test_ending_of_is_none_for_other_events() -> None:

@@ -74,6 +74,7 @@ async def test_screenshot_over_2mb_arrives_whole(tab: CdpSession, pages: str) ->
     assert png.endswith(b"IEND\xaeB`\x82")  # the last chunk is there: nothing was cut
 
 
+@pytest.mark.reliability(15)
 async def test_tab_closed_during_a_command_fails_fast(
     tab: CdpSession, direct_cdp: DirectCdp, pages: str
 ) -> None:
@@ -106,6 +107,7 @@ async def test_new_tab_in_the_background_does_not_take_focus(
         await session.close()
 
 
+@pytest.mark.reliability(14)
 async def test_debugger_detached_ends_waits_at_once_with_the_reason(
     tab: CdpSession, direct_cdp: DirectCdp, pages: str
 ) -> None:

@@ -15,6 +15,8 @@ import pytest_asyncio
 from playwright.async_api import Browser, Playwright, async_playwright, expect
 
 from bridge.browser import Browser as BridgeBrowser
+from bridge.cdp import CdpSession
+from bridge.direct import DirectCdp
 from bridge.runtime import Runtime
 from tests.tools.site import serve
 
@@ -171,6 +173,35 @@ async def test_cookies_through_a_page_in_use_but_never_cleared_wholesale(
     await page.close()
 
 
+async def test_a_client_gone_detaches_only_the_tabs_it_attached(
+    playwright: Playwright,
+    bridge_cdp_url: str,
+    extension_link: BridgeBrowser,
+    direct_cdp: DirectCdp,
+    tab: CdpSession,
+    site: str,
+) -> None:
+    """The person's tab a client drove is let go of when it leaves (no debugging bar left
+    behind); a tab bridge had attached before the client came stays attached."""
+    created = await direct_cdp.call("Target.createTarget", {"url": f"{site}/form"})
+    try:
+        browser = await playwright.chromium.connect_over_cdp(bridge_cdp_url, timeout=30_000)
+        page = next(p for p in browser.contexts[0].pages if p.url == f"{site}/form")
+        await page.fill("#name", "Ada")  # attaches the person's tab through the endpoint
+        listed = {t.url: t for t in await extension_link.list_tabs()}
+        assert listed[f"{site}/form"].attached_here
+        await browser.close()
+        async with asyncio.timeout(10):  # the endpoint sees the socket close just after
+            while (listed := {t.url: t for t in await extension_link.list_tabs()})[
+                f"{site}/form"
+            ].attached_here:
+                pass  # each round trip is the event waited for
+        assert not listed[f"{site}/form"].attached_here  # released with the client
+        assert any(t.tab_id == tab.tab_id and t.attached_here for t in listed.values())
+    finally:
+        await direct_cdp.call("Target.closeTarget", {"targetId": created["targetId"]})
+
+
 async def test_a_tab_the_person_opens_later_appears(
     browser: Browser, extension_link: BridgeBrowser, site: str
 ) -> None:
@@ -194,6 +225,7 @@ async def test_a_download(browser: Browser, site: str) -> None:
     await page.close()
 
 
+@pytest.mark.reliability(22)
 async def test_two_clients_at_once(playwright: Playwright, bridge_cdp_url: str, site: str) -> None:
     one = await playwright.chromium.connect_over_cdp(bridge_cdp_url, timeout=30_000)
     two = await playwright.chromium.connect_over_cdp(bridge_cdp_url, timeout=30_000)
@@ -210,6 +242,8 @@ async def test_two_clients_at_once(playwright: Playwright, bridge_cdp_url: str, 
 
 
 @pytest.mark.parametrize("path", ["/json/version", "/json/version/", "/json/list", "/json", "/cdp"])
+@pytest.mark.reliability(1)
+@pytest.mark.reliability(3)
 async def test_no_token_wrong_token_or_a_web_origin_is_refused(
     bridge_runtime: Runtime, bridge_cdp_url: str, path: str
 ) -> None:

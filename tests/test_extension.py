@@ -26,6 +26,7 @@ def _mine(launched_browser: LaunchedBrowser | None) -> LaunchedBrowser:
     return launched_browser
 
 
+@pytest.mark.reliability(20)
 async def test_extension_connects_to_a_new_relay_within_a_second(
     extension_link: Browser, launched_browser: LaunchedBrowser | None
 ) -> None:
@@ -59,6 +60,7 @@ async def test_relay_restart_is_followed_by_a_working_command_within_2s(
         await restarted.stop()
 
 
+@pytest.mark.reliability(9)
 async def test_stopped_service_worker_comes_back_and_the_next_command_works(
     extension_link: Browser, direct_cdp: DirectCdp, tab: CdpSession, pages: str
 ) -> None:
@@ -82,6 +84,7 @@ async def test_stopped_service_worker_comes_back_and_the_next_command_works(
     assert extension_link.connector.current is not link
 
 
+@pytest.mark.reliability(22)
 async def test_two_relays_are_served_at_once_without_crosstalk(
     extension_link: Browser, launched_browser: LaunchedBrowser | None, new_tab: object, pages: str
 ) -> None:
@@ -129,6 +132,7 @@ async def test_two_relays_are_served_at_once_without_crosstalk(
             await theirs.close()
 
 
+@pytest.mark.reliability(6)
 async def test_a_web_page_cannot_read_relay_info_or_open_the_extension_socket(
     tab: CdpSession, pages: str, relay: Relay
 ) -> None:
@@ -209,6 +213,7 @@ async def test_popup_shows_the_relay_and_the_attached_tab(
 # -- errors are never answered with errors (no ping-pong between relay and extension) ------------
 
 
+@pytest.mark.reliability(5)
 async def test_a_malformed_frame_starts_no_error_ping_pong(
     extension_link: Browser, relay: Relay
 ) -> None:

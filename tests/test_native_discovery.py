@@ -97,6 +97,7 @@ async def _extension_status(cdp: DirectCdp) -> dict[str, Any]:
         await cdp.call("Target.detachFromTarget", {"sessionId": session})
 
 
+@pytest.mark.reliability(30)
 async def test_relays_started_later_connect_by_push_without_any_probe(
     extension_link: Browser,
     launched_browser: LaunchedBrowser | None,
@@ -137,6 +138,7 @@ async def browser_without_host(pages: str) -> AsyncIterator[LaunchedBrowser]:
         await browser.stop()
 
 
+@pytest.mark.reliability(30)
 async def test_without_the_host_probing_backs_off_after_the_first_minute(
     browser_without_host: LaunchedBrowser, request: pytest.FixtureRequest
 ) -> None:

@@ -169,6 +169,7 @@ async def test_a_crashed_relay_is_dropped_at_once_and_its_stale_socket_ignored(
         await process.wait()
 
 
+@pytest.mark.reliability(5)
 async def test_bad_messages_get_errors_and_the_stream_stays_in_step(host: Host) -> None:
     await host.next("relays")
     host.send(struct.pack("<I", 0))  # 0-length

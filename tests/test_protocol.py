@@ -52,6 +52,7 @@ def test_cdp_event_round_trip(tab_id: int, method: str, params: dict[str, Any]) 
 
 
 @given(st.binary(max_size=64) | st.text(max_size=64) | json_values.map(json.dumps))
+@pytest.mark.reliability(5)
 def test_anything_decodes_or_raises_protocol_error(frame: str | bytes) -> None:
     # The relay's guarantee rests on this: no frame can raise anything but ProtocolError.
     try:
@@ -88,6 +89,7 @@ def test_error_keeps_the_request_id_when_it_had_one() -> None:
     assert info.value.request_id == 9
 
 
+@pytest.mark.reliability(27)
 def test_hello_with_another_version_names_both_versions() -> None:
     event = Event("hello", {"protocolVersion": protocol.PROTOCOL_VERSION + 1})
     with pytest.raises(ProtocolError) as info:

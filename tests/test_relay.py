@@ -55,11 +55,13 @@ def test_extension_scans_the_relay_port_range() -> None:
     assert f"PORT_FIRST = {PORT_RANGE[0]};" in js and f"PORT_LAST = {PORT_RANGE[1]};" in js
 
 
+@pytest.mark.reliability(4)
 async def test_relay_listens_on_loopback_in_the_port_range(lone_relay: Relay) -> None:
     assert lone_relay.host == "127.0.0.1"
     assert PORT_RANGE[0] <= lone_relay.port <= PORT_RANGE[1]
 
 
+@pytest.mark.reliability(24)
 async def test_taken_port_moves_to_the_next_free_one(lone_relay: Relay) -> None:
     async with Relay(port_range=(lone_relay.port, PORT_RANGE[1])) as second:
         assert second.port > lone_relay.port
@@ -86,6 +88,7 @@ async def test_relay_info_answers_the_extension(lone_relay: Relay) -> None:
         pytest.param({"Origin": "chrome-extension://aaaabbbbccccdddd"}, id="other-extension"),
     ],
 )
+@pytest.mark.reliability(1)
 async def test_relay_info_refuses_web_pages(lone_relay: Relay, headers: dict[str, str]) -> None:
     status, resp_headers, _ = await http_get(
         f"http://127.0.0.1:{lone_relay.port}/relay-info", **headers
@@ -94,6 +97,7 @@ async def test_relay_info_refuses_web_pages(lone_relay: Relay, headers: dict[str
     assert not any(h.lower().startswith("access-control-") for h in resp_headers)
 
 
+@pytest.mark.reliability(1)
 async def test_foreign_host_is_refused_against_dns_rebinding(lone_relay: Relay) -> None:
     status, _, _ = await http_get(
         f"http://127.0.0.1:{lone_relay.port}/relay-info", Host=f"evil.example:{lone_relay.port}"
@@ -107,6 +111,7 @@ async def test_unknown_path_is_404(lone_relay: Relay) -> None:
 
 
 @pytest.mark.parametrize("origin", ["https://evil.example", None], ids=["foreign", "missing"])
+@pytest.mark.reliability(2)
 async def test_extension_socket_refuses_other_origins_with_403(
     lone_relay: Relay, origin: str | None
 ) -> None:
@@ -117,6 +122,8 @@ async def test_extension_socket_refuses_other_origins_with_403(
     assert lone_relay.link is None
 
 
+@pytest.mark.reliability(5)
+@pytest.mark.reliability(27)
 async def test_version_mismatch_is_refused_naming_both_versions(lone_relay: Relay) -> None:
     theirs = protocol.PROTOCOL_VERSION + 1
     async with connect(lone_relay.url, origin=DEFAULT_ORIGIN, proxy=None) as ws:  # type: ignore[arg-type]
@@ -157,6 +164,7 @@ malformed = st.one_of(
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(frames=st.lists(malformed, min_size=1, max_size=5))
+@pytest.mark.reliability(5)
 async def test_every_malformed_frame_gets_an_error_and_the_relay_keeps_serving(
     frames: list[str],
 ) -> None:
@@ -188,6 +196,7 @@ async def test_a_batch_of_replies_resolves_every_request(lone_relay: Relay) -> N
         assert [r["n"] for r in await asyncio.gather(*pending)] == ids
 
 
+@pytest.mark.reliability(5)
 async def test_a_malformed_frame_is_answered_once_and_an_error_reply_never(
     lone_relay: Relay, caplog: pytest.LogCaptureFixture
 ) -> None:

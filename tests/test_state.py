@@ -63,6 +63,7 @@ def _hammer(root: str, name: str, n: int) -> None:
         store.append_history({"project": name, "i": i, "answer": "x" * 5000})
 
 
+@pytest.mark.reliability(23)
 def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
     n = 60
     ctx = multiprocessing.get_context("spawn")

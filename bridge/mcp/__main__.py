@@ -21,20 +21,27 @@ import socket
 import sys
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from bridge.errors import BridgeError
 from bridge.mcp.auth import (
+    RequestGuard,
     StaticTokenVerifier,
+    allowed_hosts,
     announce_token,
     auth_settings,
     load_or_create_token,
     security_settings,
 )
 from bridge.mcp.server import DEFAULT_GROUPS, build_server, parse_groups
-from bridge.runtime import Runtime, add_runtime_arguments, options_from_args
+from bridge.runtime import Runtime, add_runtime_arguments, options_from_args, start_error
 from bridge.state import default_state_dir
 from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+    from starlette.types import ASGIApp
 
 SHUTDOWN_LIMIT_S = 5.0
 log = logging.getLogger("bridge.mcp")
@@ -71,18 +78,30 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def _check_port_free(host: str, port: int) -> None:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+def _listen(host: str, port: int) -> socket.socket:
+    """The HTTP server's socket, listening from now on: a taken port fails before anything
+    starts, and a client that connects before the server runs waits instead of being refused."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise SystemExit(
-                    f"bridge: HTTP port {port} on {host} is already in use (another bridge?). "
-                    "Stop it, or choose another port with --port N."
-                ) from None
-            raise
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise SystemExit(
+                f"bridge: HTTP port {port} on {host} is already in use (another bridge?). "
+                "Stop it, or choose another port with --port N."
+            ) from None
+        raise
+    return sock
+
+
+def http_app(server: MCPServer, host: str, port: int) -> ASGIApp:
+    """The Streamable HTTP app as served: Host and Origin refused before any route answers."""
+    app = server.streamable_http_app(transport_security=security_settings(host, port), host=host)
+    return RequestGuard(app, allowed_hosts(host, port))
 
 
 def _quiet_server_class() -> type:
@@ -137,13 +156,14 @@ async def serve(args: argparse.Namespace) -> int:
     options.cdp = True  # the DevTools endpoint for Playwright/Puppeteer, behind its own token
     runtime = Runtime(options)
     server_options: dict[str, object] = {}
+    listening: socket.socket | None = None
     if args.http:
         if args.host not in ("127.0.0.1", "localhost"):
             print(
                 f"bridge: binding to {args.host}: reachable from your network, token required.",
                 file=sys.stderr,
             )
-        _check_port_free(args.host, args.port)
+        listening = _listen(args.host, args.port)
         token_path = state_dir / "mcp-token"
         token, created = load_or_create_token(token_path)
         if created:
@@ -161,10 +181,16 @@ async def serve(args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, stop.set)
     # A tool called before the extension connects fails fast, with instructions.
     options.connect_timeout = scaled(30.0) if args.launch else scaled(3.0)
+    # The DevTools token is shown once, when it is made; later starts name its file instead.
+    cdp_token_path = state_dir / "cdp-token"
+    _, cdp_token_created = load_or_create_token(cdp_token_path)
     try:
         await runtime.start()
     except (BridgeError, OSError) as exc:
-        print(f"bridge: cannot start: {exc}", file=sys.stderr)
+        reason = start_error(exc, args.relay_port) if isinstance(exc, OSError) else str(exc)
+        print(f"bridge: cannot start: {reason}", file=sys.stderr)
+        if listening is not None:
+            listening.close()
         return 1
     print(
         f"bridge: relay on {runtime.relay.url}"
@@ -177,21 +203,24 @@ async def serve(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    print(f"bridge: CDP endpoint: {runtime.cdp_url}", file=sys.stderr, flush=True)
+    if cdp_token_created:
+        print(f"bridge: CDP endpoint: {runtime.cdp_url}", file=sys.stderr, flush=True)
+    else:
+        endpoint = f"ws://127.0.0.1:{runtime.relay.port}/cdp"
+        print(f"bridge: CDP endpoint: {endpoint} (token: {cdp_token_path})", file=sys.stderr)
     server = build_server(lambda: runtime.bridge, groups=groups, **server_options)
 
     async def run_server() -> None:
         if args.http:
-            app = server.streamable_http_app(
-                transport_security=security_settings(args.host, args.port), host=args.host
-            )
+            assert listening is not None
             import uvicorn
 
+            app = http_app(server, args.host, args.port)
             config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
             http = _quiet_server_class()(config)
             print(f"bridge: MCP over HTTP at http://{args.host}:{args.port}/mcp", file=sys.stderr)
             try:
-                await http.serve()
+                await http.serve(sockets=[listening])
             except SystemExit as exc:  # uvicorn's way to give up at start-up (it logged why)
                 raise RuntimeError(f"the HTTP server failed to start (uvicorn: {exc})") from None
             # Only our cancellation ends it (its own signal handling is off): this is a failure.

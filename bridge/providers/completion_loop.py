@@ -23,6 +23,7 @@ from typing import Any
 from bridge.errors import (
     BridgeError,
     LoginRequired,
+    NavigatedAway,
     NoResponse,
     ProviderErrorTurn,
     ProviderStuck,
@@ -71,16 +72,27 @@ async def watch_page(ctx: AskContext) -> AsyncIterator[Observations]:
     brief appearance must be seen); unsubscribed afterwards."""
     binding = f"__bridgeObs_{secrets.token_hex(6)}"
     await ctx.tab.send("Runtime.enable")
+    await ctx.tab.send("Page.enable")  # a new document in the tab ends the wait (below)
     await ctx.tab.send("Runtime.addBinding", {"name": binding})
     reports: Observations = ctx.tab.stream(
         "Runtime.bindingCalled",
         lambda p: p.get("name") == binding,
         transform=lambda p: json.loads(p["payload"]),  # the observation, as JSON
     )
+
+    def navigated(params: dict[str, Any]) -> None:
+        # The sites move between chats by history.pushState (no new document); a new
+        # main-frame document means the answer being written is gone (reload, another site).
+        frame = params.get("frame", {})
+        if not frame.get("parentId"):
+            reports.reject(NavigatedAway(ctx.provider, str(frame.get("url", ""))))
+
+    stop_watching = ctx.tab.on("Page.frameNavigated", navigated)
     try:
         await ctx.page.call("watch", ctx.provider, binding)
         yield reports
     finally:
+        stop_watching()
         reports.close()
         if ctx.tab.ended is None:
             try:

@@ -31,7 +31,7 @@ from bridge.providers.specs import PROVIDER_SPECS, AskOptions, ProviderSpec
 from bridge.results import AskResult, Provider
 from bridge.state import StateStore
 
-__all__ = ["AskFlow", "connect_tab", "run_ask"]
+__all__ = ["AskFlow", "connect_tab", "run_ask", "save_session"]
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ async def run_ask(
     if is_suspicious_answer(answer, question):
         result.suspicious = True
         await dump(ctx, "suspicious answer")
-    await store.put_session_async(key, provider, url, ctx.tab.tab_id)
+    await save_session(store, key, provider, url, ctx.tab.tab_id)
     await ctx.progress("done", len(answer))
     return result
 
@@ -140,5 +140,16 @@ async def connect_tab(
     )
     await tab.connect(ctx)
     url = str(await ctx.tab.evaluate("location.href"))
-    await store.put_session_async(key, provider, url, ctx.tab.tab_id)
+    await save_session(store, key, provider, url, ctx.tab.tab_id)
     return ctx.tab
+
+
+async def save_session(
+    store: StateStore, key: str, provider: Provider, url: str, tab_id: int | None
+) -> None:
+    """Record the conversation for the next ask; a state directory that cannot be written
+    costs the record, never the answer (the store says so, once)."""
+    try:
+        await store.put_session_async(key, provider, url, tab_id)
+    except OSError as exc:
+        store.report_fault("save the session to", store.sessions_path, exc)

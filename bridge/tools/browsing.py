@@ -326,10 +326,13 @@ class BrowserTools:
         state = await self._state(tab)
         if target:
             element = await resolve_target(state, target, timeout=self.timeout)
-            return await element.call(
-                f"function () {{ return ({function})(this); }}", await_promise=True
+            return await _unless_dialog(
+                state,
+                element.call(f"function () {{ return ({function})(this); }}", await_promise=True),
             )
-        return await state.tab.evaluate(f"({function})()", await_promise=True)
+        return await _unless_dialog(
+            state, state.tab.evaluate(f"({function})()", await_promise=True)
+        )
 
     async def wait(
         self,
@@ -348,11 +351,14 @@ class BrowserTools:
             return {"waited_s": seconds}
         state = await self._state(tab)
         limit = min(float(time), MAX_WAIT_S) if time is not None else MAX_WAIT_S
-        held = await state.tab.evaluate(
-            f"({_WAIT_JS})({json.dumps(text)}, {json.dumps(text_gone)}, "
-            f"{json.dumps(selector)}, {int(limit * 1000)})",
-            await_promise=True,
-            timeout=limit + scaled(5.0),
+        held = await _unless_dialog(
+            state,
+            state.tab.evaluate(
+                f"({_WAIT_JS})({json.dumps(text)}, {json.dumps(text_gone)}, "
+                f"{json.dumps(selector)}, {int(limit * 1000)})",
+                await_promise=True,
+                timeout=limit + scaled(5.0),
+            ),
         )
         if not held:
             raise BridgeError(f"the condition did not hold within {limit:.0f}s")
@@ -635,6 +641,30 @@ class BrowserTools:
         for url in opened_urls[len(new_ids) :]:
             report.new_tabs.append({"url": url})
         return report
+
+
+async def _unless_dialog(state: TabState, call: Awaitable[Any]) -> Any:
+    """``call``'s outcome, or DialogOpen as soon as the page opens a dialog meanwhile: a page
+    behind a dialog runs nothing else (the call would wait for its own timeout). The call
+    itself ends when the dialog is answered; its outcome is then only logged."""
+    opening = state.tab.expect_event("Page.javascriptDialogOpening")
+    task = asyncio.ensure_future(call)
+    try:
+        await asyncio.wait({task, opening.future}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        task.cancel()
+        raise
+    finally:
+        opening.close()
+    if task.done():
+        return task.result()
+    task.add_done_callback(_log_outcome)
+    dialog = state.recorder.dialog
+    kind, message = (dialog.kind, dialog.message) if dialog is not None else ("JavaScript", "")
+    raise DialogOpen(
+        f"a {kind} dialog opened on tab {state.tab_id} ({message!r}) during the call: answer "
+        "it with browser_handle_dialog; the page can do nothing else until then"
+    )
 
 
 async def _within(seconds: float, *waiters: Waiter[Any]) -> bool:

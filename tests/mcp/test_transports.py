@@ -209,6 +209,8 @@ async def _post(server: dict[str, Any], headers: dict[str, str]) -> int:
 
 
 async def test_the_devtools_endpoint_is_announced_on_stderr(http_server: dict[str, Any]) -> None:
+    """With its token on the first start only, when the token file is made; later starts
+    name the file instead (tests/reliability/test_security.py checks both)."""
     token = (http_server["state"] / "cdp-token").read_text().strip()
     assert any(
         line.startswith("bridge: CDP endpoint: ws://127.0.0.1:")

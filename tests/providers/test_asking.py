@@ -161,6 +161,7 @@ async def test_long_answer_arrives_complete(
     assert result.answer.splitlines()[-1] == sent.strip().splitlines()[-1]
 
 
+@pytest.mark.reliability(18)
 async def test_background_tab_text_is_revealed_without_stealing_focus(
     bridge: Bridge, fakes: FakeSites, extension_link: Browser
 ) -> None:
@@ -241,6 +242,7 @@ async def test_error_turn_is_a_provider_error(
         await bridge.ask(provider, QUESTION, new_chat=True)  # type: ignore[arg-type]
 
 
+@pytest.mark.reliability(15)
 async def test_tab_closed_mid_answer_is_tab_closed_at_once(
     bridge: Bridge, fakes: FakeSites, direct_cdp: DirectCdp
 ) -> None:
@@ -316,6 +318,7 @@ asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.arg
 """
 
 
+@pytest.mark.reliability(23)
 async def test_two_processes_asking_at_once_keep_state_files_whole(
     fakes: FakeSites,
     launched_browser: LaunchedBrowser | None,

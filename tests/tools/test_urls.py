@@ -94,6 +94,7 @@ REFUSED = [
 
 
 @pytest.mark.parametrize(("url", "message"), REFUSED, ids=[repr(u) for u, _ in REFUSED])
+@pytest.mark.reliability(7)
 def test_refused(url: str, message: str) -> None:
     with pytest.raises(UrlRefused, match=message) as caught:
         check_navigable(url)
@@ -102,6 +103,7 @@ def test_refused(url: str, message: str) -> None:
     assert isinstance(caught.value, BridgeError)
 
 
+@pytest.mark.reliability(7)
 def test_file_urls_with_the_opt_in() -> None:
     assert check_navigable("file:///tmp/page.html", allow_file=True) == "file:///tmp/page.html"
     assert check_navigable("FILE:///tmp/x", allow_file=True) == "file:///tmp/x"
@@ -149,6 +151,7 @@ def _looks_like_javascript(url: str) -> bool:
 
 
 @given(st.one_of(javascript_spellings(), st.text(max_size=40)))
+@pytest.mark.reliability(7)
 def test_every_javascript_spelling_is_refused(url: str) -> None:
     if _looks_like_javascript(url):
         with pytest.raises(UrlRefused):

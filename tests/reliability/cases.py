@@ -1,0 +1,132 @@
+"""The fault and abuse cases of docs/RELIABILITY.md: what each is, and what bridge promises.
+
+Tests name their case with ``@pytest.mark.reliability(N)``; ``table.py`` joins the two.
+``NOTES`` says where a promise holds only in part, and what the person sees then.
+"""
+
+from __future__ import annotations
+
+CASES: dict[int, tuple[str, str]] = {
+    1: (
+        "Foreign Origin / Host on every HTTP endpoint",
+        "403 for a foreign Origin, 421 for a foreign Host; no CORS header that lets a page read",
+    ),
+    2: ("WebSocket to /extension from another origin", "403 before the upgrade"),
+    3: (
+        "Missing or wrong bearer token",
+        "401, constant-time comparison; token files 0600, never printed twice or logged",
+    ),
+    4: ("Where servers listen", "127.0.0.1 unless told otherwise, and then still the token"),
+    5: (
+        "Malformed, oversized, nested, binary frames; unknown methods; other versions",
+        "bounded memory, a clear error, the link keeps serving",
+    ),
+    6: ("A web page probing for bridge", "cannot reach any endpoint or read anything from it"),
+    7: (
+        "javascript:, file:, chrome:, chrome-extension: targets",
+        "tools refuse them unless explicitly allowed",
+    ),
+    8: ("Service worker stopped while idle", "the next command works within 2 s"),
+    9: (
+        "Service worker stopped mid-command",
+        "that command fails typed at once; the next works",
+    ),
+    10: ("Idle 35 s and 5 min", "the next command works at once, on the same link"),
+    11: (
+        "Cancel on the debugging bar (canceled_by_user)",
+        "every tab released, the call says so, no re-attach on bridge's own",
+    ),
+    12: ("An attachment across a service-worker restart", "reused, not re-made"),
+    13: (
+        "target_closed on a tab that still exists",
+        "re-attach and continue (domains enabled again)",
+    ),
+    14: (
+        "Navigation to chrome:// mid-session",
+        "a clear error while there, no zombie state, continues when back",
+    ),
+    15: (
+        "Tab closed, crashed, navigated away, discarded, frozen mid-command or mid-ask",
+        "typed error within 1 s; state files intact",
+    ),
+    16: ("Page with its own service worker; another extension's iframe", "can be attached"),
+    17: ("alert, confirm, prompt, beforeunload", "never hang a call: it returns and says so"),
+    18: (
+        "Background tab in a background window",
+        "screenshot and extraction work without stealing focus",
+    ),
+    19: ("20 tabs, one hung in an infinite loop", "the other 19 keep answering"),
+    20: ("Relay killed with SIGKILL", "the extension reconnects to the next relay within 1 s"),
+    21: (
+        "Extension link drops under a connected MCP client",
+        "calls fail typed, then work after reconnecting",
+    ),
+    22: (
+        "Two bridge servers, two MCP clients",
+        "no crosstalk, no kicking out, each sees its own tabs",
+    ),
+    23: ("Two processes asking at once", "no history line lost or torn, sessions.json valid"),
+    24: ("Relay port range exhausted or port in use", "a clear error naming the range"),
+    25: (
+        "MCP client dies (stdin closed, SIGKILL)",
+        "server and launched browser gone within 5 s, no temporary profile left",
+    ),
+    26: ("Browser restarted by the person", "reconnect, provider tabs found again by URL"),
+    27: ("Extension and relay of different protocol versions", "refused, both versions named"),
+    28: (
+        "Disk full or read-only state directory",
+        "asks still answer; the failure to record reported once",
+    ),
+    29: (
+        "DevTools client disconnecting mid-command, sending garbage, flooding",
+        "the person's tabs, other clients and the MCP server unaffected",
+    ),
+    30: (
+        "Native host killed or removed",
+        "fall back to probing and reconnect; a reinstall restores push, no browser restart",
+    ),
+}
+
+NOTES: dict[int, str] = {
+    4: "IPv6 and a single LAN address for --host are not tested.",
+    5: (
+        "A frame over the configured maximum closes only its own link (code 1009) instead of "
+        "being read: memory stays bounded; the extension reconnects."
+    ),
+    6: (
+        "A page cannot read anything, but an opaque no-cors answer (or a WebSocket failing at "
+        "once) still tells it that something listens on that port, as for any local server."
+    ),
+    15: (
+        "Closed, crashed, navigated away and frozen are tested (a frozen tab still answers). "
+        "Discarding has no DevTools command, so it is not tested."
+    ),
+    8: (
+        "A stopped worker is started again by the extension's wake alarm (every 1.5 s); "
+        "Chrome offers no faster wake-up for an extension from outside."
+    ),
+    11: (
+        "Headless Chromium has no debugging bar to press Cancel on, so the browser side is "
+        "played by a stand-in over the real relay; the extension forwards every detach "
+        "reason unchanged (case 14 proves that path in real Chromium)."
+    ),
+    16: (
+        "A page with its own service worker is attached and driven. A page holding another "
+        "extension's frame cannot be: Chrome refuses chrome.debugger there ('Cannot access a "
+        "chrome-extension:// URL of different extension'); bridge says so, typed, at once, and "
+        "keeps serving its other tabs."
+    ),
+    18: (
+        "Headless Chromium has no window focus; the tests check that no tab became active and, "
+        "headed, that the person's page keeps focus."
+    ),
+    22: (
+        "A server without --launch serves whichever browser connected last; two servers on "
+        "one browser are told apart by their relays, as tested."
+    ),
+    29: (
+        "A flooding client is slowed (256 commands in flight, then its socket is not read), "
+        "never dropped; one that dies with its reading paused is noticed by the WebSocket "
+        "keepalive (20-40 s)."
+    ),
+}

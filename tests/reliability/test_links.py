@@ -1,0 +1,135 @@
+"""Idle links, a link lost under an MCP client, a browser the person restarts (cases 10, 21, 26)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from mcp import Client
+
+from bridge.browser import Browser
+from bridge.core import Bridge
+from bridge.direct import DirectCdp
+from bridge.fakes import FakeSites
+from bridge.launcher import LaunchedBrowser, LaunchOptions
+from bridge.mcp.server import build_server
+from bridge.relay import EXTENSION_ID, Relay
+from bridge.runtime import Runtime, RuntimeOptions
+from bridge.waiting import scaled
+
+pytestmark = pytest.mark.e2e
+
+QUESTION = "How do I read a file asynchronously in Python?"
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def untouched() -> AsyncIterator[Runtime]:
+    """A browser of its own, which nothing but the idle test touches."""
+    runtime = Runtime(RuntimeOptions(launch=True, headless=True, isolated=True))
+    async with runtime:
+        await runtime.connected(scaled(30.0))
+        yield runtime
+
+
+@pytest.mark.reliability(10)
+@pytest.mark.parametrize(("idle", "pings"), [("35 s", 3), ("5 min", 20)])
+async def test_after_idling_the_next_command_answers_on_the_same_link(
+    untouched: Runtime, pages: str, idle: str, pings: int
+) -> None:
+    """Past MV3's 30 s idle stop, and long after it: the link stays up by itself. Time
+    passes as keepalive pings (one per 15 s), each an event this test waits for."""
+    tab = await untouched.browser.new_tab(f"{pages}/")
+    try:
+        link = untouched.relay.link
+        await untouched.relay.wait_keepalives(pings, scaled(15.0 * pings + 30.0))
+        async with asyncio.timeout(scaled(2.0)):  # no reconnection needed, no delay
+            assert await tab.evaluate("document.title") == "home"
+        assert untouched.relay.link is link, f"the link dropped while idle ({idle})"
+    finally:
+        await untouched.browser.close_tab(tab.tab_id)
+
+
+async def _stop_worker(cdp: DirectCdp) -> None:
+    worker = next(
+        t
+        for t in await cdp.targets("service_worker")
+        if t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
+    )
+    await cdp.call("Target.closeTarget", {"targetId": worker["targetId"]})
+
+
+@pytest.mark.reliability(21)
+async def test_an_mcp_call_in_flight_when_the_link_drops_fails_typed_and_the_next_works(
+    bridge: Bridge, direct_cdp: DirectCdp, pages: str
+) -> None:
+    async with Client(build_server(lambda: bridge, groups=("browser",))) as client:
+        opened = await client.call_tool("browser_navigate", {"url": f"{pages}/"})
+        assert not opened.is_error, opened.content[0].text  # type: ignore[union-attr]
+        hanging = asyncio.ensure_future(
+            client.call_tool("browser_evaluate", {"function": "() => new Promise(() => {})"})
+        )
+        link = bridge.browser.connector.current
+        assert link is not None
+        async with asyncio.timeout(scaled(10.0)):  # the call has reached the browser
+            while not any(m == "cdpCommand" for m, _ in _pending(link)):
+                await bridge.browser.list_tabs()
+        await _stop_worker(direct_cdp)
+        failed = await asyncio.wait_for(hanging, scaled(5.0))
+        assert failed.is_error
+        assert "[extension_disconnected]" in failed.content[0].text  # type: ignore[union-attr]
+        again = await asyncio.wait_for(
+            client.call_tool("browser_evaluate", {"function": "() => document.title"}),
+            scaled(5.0),
+        )
+        assert not again.is_error and "home" in again.content[0].text  # type: ignore[union-attr]
+
+
+def _pending(link: Any) -> list[tuple[str, dict[str, Any]]]:
+    return [(method, params) for method, params, _ in link._pending.values()]
+
+
+@pytest.mark.reliability(26)
+async def test_a_browser_restarted_by_the_person_is_found_again_with_its_chat_tab(
+    fake_sites: FakeSites, tmp_path: Path
+) -> None:
+    """The person quits the browser and starts it again with the same profile: bridge takes
+    the new instance's link and asks in the restored ChatGPT tab, found by its URL."""
+    profile = Path(tempfile.mkdtemp(prefix="bridge-profile-keep-"))
+    fake_sites.chatgpt.reset()
+    args = [*fake_sites.chromium_args(), "--restore-last-session"]
+
+    def browser() -> LaunchedBrowser:
+        return LaunchedBrowser(LaunchOptions(headless=True, profile_dir=profile, extra_args=args))
+
+    relay = await Relay().start()  # accepts any browser: the person's own, restarted
+    try:
+        first = await browser().start()
+        try:
+            await relay.wait_for_link(scaled(30.0))
+            one = Bridge(Browser(relay), state_dir=tmp_path, session_key="restart")
+            before = await one.ask("chatgpt", QUESTION, new_chat=True)
+            chat_url = before.url
+        finally:
+            await first.stop()  # SIGTERM: Chromium saves its session, as on quitting
+        second = await browser().start()
+        try:
+            await relay.wait_for_link(scaled(30.0))
+            restarted = Browser(relay)
+            restored = [t for t in await restarted.list_tabs() if t.url == chat_url]
+            assert len(restored) == 1, "Chromium restored the chat tab"
+            two = Bridge(restarted, state_dir=tmp_path, session_key="restart")
+            after = await two.ask("chatgpt", QUESTION)
+            assert after.url == chat_url  # the same chat, not a new one
+            chats = [t for t in await restarted.list_tabs() if t.url.startswith(chat_url)]
+            assert [t.tab_id for t in chats] == [restored[0].tab_id]  # found, not reopened
+        finally:
+            await second.stop()
+    finally:
+        await relay.stop()
+        shutil.rmtree(profile, ignore_errors=True)
