@@ -7,6 +7,7 @@
 - ``python -m bridge cdp``: a DevTools endpoint for Playwright/Puppeteer.
 - ``python -m bridge install-native-host [--browser …] [--uninstall]``: register the native
   host (the extension learns of relays by push instead of probing ports).
+- ``python -m bridge doctor [--live] [--json] [--launch …]``: check everything bridge needs.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import signal
 import sys
 import time
 
-from bridge import native_install
+from bridge import doctor, native_install
 from bridge.errors import BridgeError
 from bridge.relay import PORT_RANGE
 from bridge.runtime import Runtime, add_runtime_arguments, options_from_args, start_error
@@ -204,9 +205,16 @@ def main(argv: list[str] | None = None) -> int:
         "relays the moment they start, with no port probing",
     )
     native_install.add_arguments(native)
+    doc = sub.add_parser(
+        "doctor", help="check the browser, extension, ports, tokens and native host (and sites)"
+    )
+    doctor.add_arguments(doc)
+    add_runtime_arguments(doc)
     args = parser.parse_args(argv)
     if args.command == "install-native-host":
         return native_install.run(args)
+    if args.command == "doctor":
+        return doctor.run(args)
     runner = {"ask": _ask_main, "relay": _relay_main, "cdp": _cdp_main}[args.command]
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(runner(args))

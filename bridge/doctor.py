@@ -1,0 +1,263 @@
+"""``python -m bridge doctor [--live] [--json]``: is everything bridge needs in place?
+
+Checks the browser, the relay port range, the runtime directory, the token files, the
+native host registrations and the extension (it starts a relay and waits for the extension
+to connect: with ``--launch`` in a browser of its own, otherwise the person's Chrome); with
+``--live``, for each provider a tiny ask through the web UI (reachable, logged in, composer
+and answer found). Each failed check says what to do; the exit status is 1 if any failed.
+
+Checks are plain data (``Check``) so the table and the JSON come from one list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import errno
+import json
+import os
+import socket
+import stat
+import subprocess
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from bridge import native_install
+from bridge.errors import BridgeError
+from bridge.launcher import find_browser
+from bridge.relay import PORT_RANGE
+from bridge.relay_registry import runtime_dir
+from bridge.runtime import Runtime, options_from_args
+from bridge.state import default_state_dir
+
+__all__ = ["Check", "render", "run_checks"]
+
+PROVIDERS = ("chatgpt", "gemini")
+#: The remedy for each typed failure of the live ask (bridge.errors codes).
+REMEDIES = {
+    "login_required": "log in to {provider} in this browser once; bridge reuses the session",
+    "rate_limited": "wait for the site's limit to reset (the message says when)",
+    "extension_not_connected": "load the extension: chrome://extensions → Load unpacked → "
+    "extension/ (or run with --launch)",
+    "timeout": "the page did not answer in time: open it and look for a dialog, a challenge or a "
+    "changed layout; run again with --json for the details",
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool | None  # None: not applicable or optional (shown, never a failure)
+    detail: str
+    fix: str = ""
+
+
+def render(checks: Sequence[Check]) -> str:
+    """A table for a terminal: status, check, what was found, what to do."""
+    marks = {True: "ok", False: "FAIL", None: "--"}
+    width = max(len(c.name) for c in checks)
+    lines = []
+    for c in checks:
+        lines.append(f"{marks[c.ok]:<4}  {c.name:<{width}}  {c.detail}")
+        if c.fix and c.ok is not True:
+            lines.append(f"{'':<4}  {'':<{width}}  → {c.fix}")
+    failed = sum(c.ok is False for c in checks)
+    lines.append("")
+    lines.append("all checks passed" if not failed else f"{failed} check(s) failed")
+    return "\n".join(lines)
+
+
+def check_browser(explicit: str | None) -> Check:
+    try:
+        exe = find_browser(explicit)
+    except BridgeError as exc:
+        return Check("browser", False, str(exc), "install chromium, or pass --browser-path")
+    try:
+        version = subprocess.run(
+            [str(exe), "--version"], capture_output=True, text=True, timeout=20, check=False
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        version = f"version unknown ({exc})"
+    return Check("browser", True, f"{exe} — {version or 'version unknown'}")
+
+
+def check_ports() -> Check:
+    lo, hi = PORT_RANGE
+    taken = []
+    for port in range(lo, hi + 1):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    taken.append(port)
+    free = hi - lo + 1 - len(taken)
+    detail = f"{free} of {hi - lo + 1} relay ports free in {lo}-{hi}"
+    if taken:
+        detail += f" (in use: {', '.join(map(str, taken[:8]))}{'…' if len(taken) > 8 else ''})"
+    fix = "stop other bridges (or whatever holds these ports), or pass --relay-port"
+    return Check("relay ports", free > 0, detail, fix if not free else "")
+
+
+def check_runtime_dir() -> Check:
+    try:
+        path = runtime_dir()
+    except OSError as exc:
+        return Check("runtime directory", False, str(exc), "set BRIDGE_RUNTIME_DIR")
+    relays = sorted(p.stem for p in (path / "relays").glob("*.sock"))
+    hosts = len(list((path / "hosts").glob("*.sock")))
+    return Check(
+        "runtime directory",
+        True,
+        f"{path} (0700): {len(relays)} relay(s) registered"
+        + (f" on {', '.join(relays)}" if relays else "")
+        + f", {hosts} native host socket(s)",
+    )
+
+
+def check_tokens(state_dir: Path) -> list[Check]:
+    checks = []
+    for name in ("mcp-token", "cdp-token"):
+        path = state_dir / name
+        if not path.exists():
+            checks.append(
+                Check(f"token {name}", None, f"{path}: not created yet (made on first use)")
+            )
+            continue
+        mode = stat.S_IMODE(path.stat().st_mode)
+        private = mode & 0o077 == 0
+        checks.append(
+            Check(
+                f"token {name}",
+                private,
+                f"{path}: mode {mode:04o}",
+                "" if private else f"chmod 600 {path} (bridge also tightens it on its next start)",
+            )
+        )
+    return checks
+
+
+def check_native_host() -> Check:
+    found = []
+    broken = []
+    for browser in native_install.BROWSERS:
+        try:
+            manifest = native_install.manifest_path(browser)
+        except ValueError:
+            continue
+        if not manifest.exists():
+            continue
+        try:
+            wrapper = Path(json.loads(manifest.read_text(encoding="utf-8"))["path"])
+        except (OSError, ValueError, KeyError):
+            broken.append(f"{browser}: unreadable manifest {manifest}")
+            continue
+        if not os.access(wrapper, os.X_OK):
+            broken.append(f"{browser}: {wrapper} missing or not executable")
+        else:
+            found.append(browser)
+    if broken:
+        return Check(
+            "native host",
+            False,
+            "; ".join(broken),
+            "python -m bridge install-native-host --browser <name> (again)",
+        )
+    if not found:
+        return Check(
+            "native host",
+            None,
+            "not registered: the extension finds relays by probing ports",
+            "optional: python -m bridge install-native-host (no probing, instant connection)",
+        )
+    return Check("native host", True, f"registered for {', '.join(found)}")
+
+
+async def check_extension_and_sites(
+    args: argparse.Namespace, live: bool, connect_timeout: float
+) -> list[Check]:
+    runtime = Runtime(options_from_args(args))
+    checks: list[Check] = []
+    try:
+        await runtime.start()
+    except (BridgeError, OSError) as exc:
+        return [Check("extension", False, f"no relay could start: {exc}", "see relay ports")]
+    try:
+        try:
+            link = await runtime.connected(connect_timeout)
+        except BridgeError as exc:
+            where = "the launched browser" if runtime.launched else "your Chrome"
+            return [
+                Check(
+                    "extension",
+                    False,
+                    f"not connected from {where}: {exc}",
+                    REMEDIES["extension_not_connected"],
+                )
+            ]
+        checks.append(
+            Check(
+                "extension",
+                True,
+                f"version {link.hello.extension_version}, protocol {link.hello.protocol_version}, "
+                f"linked by {link.via} to {runtime.relay.url}",
+            )
+        )
+        if not live:
+            checks.append(
+                Check("sites", None, "not checked", "run with --live for a tiny ask to each site")
+            )
+            return checks
+        for provider in PROVIDERS:
+            checks.append(await _ask_check(runtime, provider))
+        return checks
+    finally:
+        await runtime.stop()
+
+
+async def _ask_check(runtime: Runtime, provider: str) -> Check:
+    try:
+        result = await runtime.bridge.ask(
+            provider,  # type: ignore[arg-type]
+            "Reply with the single word OK.",
+            new_chat=True,
+            timeout=120.0,
+            session_key="bridge-doctor",
+        )
+    except BridgeError as exc:
+        fix = REMEDIES.get(exc.code, "run with --json and look at the debug dump it names")
+        return Check(provider, False, f"[{exc.code}] {exc}", fix.format(provider=provider))
+    answer = result.answer.strip().replace("\n", " ")
+    return Check(provider, True, f"answered {answer[:40]!r} in {result.url}")
+
+
+async def run_checks(args: argparse.Namespace) -> list[Check]:
+    checks = [check_browser(args.browser_path), check_ports(), check_runtime_dir()]
+    checks += check_tokens(args.state_dir or default_state_dir())
+    checks.append(check_native_host())
+    checks += await check_extension_and_sites(args, args.live, args.connect_timeout)
+    return checks
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--live", action="store_true", help="also ask each site a tiny question")
+    parser.add_argument("--json", action="store_true", help="print the checks as JSON")
+    parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=15.0,
+        help="seconds to wait for the extension to connect (default 15)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    with contextlib.suppress(KeyboardInterrupt):
+        checks = asyncio.run(run_checks(args))
+        if args.json:
+            print(json.dumps([asdict(c) for c in checks], indent=2, ensure_ascii=False))
+        else:
+            print(render(checks))
+        return 1 if any(c.ok is False for c in checks) else 0
+    return 130

@@ -1,0 +1,120 @@
+"""``python -m bridge doctor``: each check alone (no browser), then the whole command."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from bridge import doctor, native_install
+from bridge.doctor import Check
+from bridge.fakes import FakeSites
+from bridge.relay_registry import ENV_RUNTIME_DIR
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_table_says_what_to_do_for_each_failure() -> None:
+    text = doctor.render(
+        [
+            Check("browser", True, "/usr/bin/chromium"),
+            Check("extension", False, "not connected", "load the extension"),
+            Check("native host", None, "not registered", "optional: install it"),
+        ]
+    )
+    assert "FAIL  extension" in text and "→ load the extension" in text
+    assert "→ optional: install it" in text and "1 check(s) failed" in text
+    assert "/usr/bin/chromium" in text
+
+
+def test_token_files_must_be_private(tmp_path: Path) -> None:
+    (tmp_path / "mcp-token").write_text("x")
+    (tmp_path / "mcp-token").chmod(0o644)
+    mcp, cdp = doctor.check_tokens(tmp_path)
+    assert mcp.ok is False and "0644" in mcp.detail and "chmod 600" in mcp.fix
+    assert cdp.ok is None and "not created yet" in cdp.detail
+    (tmp_path / "mcp-token").chmod(0o600)
+    assert doctor.check_tokens(tmp_path)[0].ok is True
+
+
+def test_native_host_registrations_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    assert doctor.check_native_host().ok is None  # optional: probing still works
+    result = native_install.install("chromium", home=tmp_path, env={})
+    assert doctor.check_native_host().ok is True
+    result.wrapper.unlink()  # a registration pointing at nothing
+    broken = doctor.check_native_host()
+    assert broken.ok is False and "install-native-host" in broken.fix
+
+
+async def _doctor(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bridge",
+        "doctor",
+        *args,
+        cwd=str(ROOT),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 240)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.e2e
+async def test_without_a_browser_the_extension_check_fails_with_the_remedy(tmp_path: Path) -> None:
+    code, out, _ = await _doctor(
+        "--state-dir",
+        str(tmp_path / "state"),
+        "--relay-port",
+        str(_free_port()),  # outside the range, and no native host watches this runtime dir
+        "--connect-timeout",
+        "1",
+        env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
+    )
+    assert code == 1
+    assert "FAIL  extension" in out and "Load unpacked" in out, out
+
+
+@pytest.mark.e2e
+async def test_a_launched_browser_passes_every_check_and_both_sites_answer(
+    tmp_path: Path, fake_sites: FakeSites
+) -> None:
+    fake_sites.chatgpt.reset()
+    fake_sites.gemini.reset()
+    chrome_args = [f"--chrome-arg={arg}" for arg in fake_sites.chromium_args()]
+    code, out, err = await _doctor(
+        "--launch",
+        "--headless",
+        "--isolated",
+        "--live",
+        "--json",
+        "--state-dir",
+        str(tmp_path / "state"),
+        *chrome_args,
+        env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
+    )
+    assert out.startswith("["), err[-2000:]
+    checks = {c["name"]: c for c in json.loads(out)}
+    assert code == 0, (out, err[-2000:])
+    assert checks["extension"]["ok"] is True and "version" in checks["extension"]["detail"]
+    assert checks["chatgpt"]["ok"] is True and checks["gemini"]["ok"] is True
+    assert fake_sites.chatgpt.records and fake_sites.gemini.records  # really asked
