@@ -150,6 +150,20 @@ class LoginRequired(ProviderError):
         )
 
 
+class ChallengeShown(ProviderError):
+    """A Cloudflare check ("Just a moment…") stands in front of the site."""
+
+    code = "challenge"
+
+    def __init__(self, provider: str) -> None:
+        site = "chatgpt.com" if provider == "chatgpt" else "gemini.google.com"
+        super().__init__(
+            provider,
+            f"{site} shows a Cloudflare check ('Just a moment…', 'Verify you are human'): open "
+            "that tab in the browser bridge uses, complete the check, then ask again.",
+        )
+
+
 class RateLimited(ProviderError):
     code = "rate_limited"
 

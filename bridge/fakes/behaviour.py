@@ -26,12 +26,12 @@ __all__ = [
     "keywords",
 ]
 
-State = Literal["ok", "logged_out", "rate_limited", "error_turn", "stuck"]
+State = Literal["ok", "logged_out", "rate_limited", "error_turn", "stuck", "challenge"]
 Locale = Literal["en", "ja"]
 InputKind = Literal["prosemirror", "textarea"]
 Length = Literal["short", "long"]
 
-_STATES = ("ok", "logged_out", "rate_limited", "error_turn", "stuck")
+_STATES = ("ok", "logged_out", "rate_limited", "error_turn", "stuck", "challenge")
 _LOCALES = ("en", "ja")
 _INPUT_KINDS = ("prosemirror", "textarea")
 _LENGTHS = ("short", "long")
@@ -64,7 +64,9 @@ class Behaviour:
     as a queued behaviour the site refuses the question with 401 and the page shows the wall).
     ``rate_limited``: the site's limit message instead of an answer. ``error_turn``: "Something
     went wrong" (ChatGPT adds a Retry button). ``stuck``: the first chunk streams, then nothing:
-    the stop button stays and the answer never completes; Gemini's hung UI also ignores Stop."""
+    the stop button stays and the answer never completes; Gemini's hung UI also ignores Stop.
+    ``challenge``: Cloudflare's "Just a moment…" interstitial instead of the site (read at page
+    load; docs/sites.md#challenge: documented for ChatGPT only, served by both fakes alike)."""
     locale: Locale = "en"
     input_kind: InputKind = "prosemirror"
     """ChatGPT's input: a ProseMirror-style contenteditable, or a plain textarea."""

@@ -29,8 +29,27 @@ def _static_text(name: str) -> str:
     return resources.files("bridge.fakes").joinpath("static", name).read_text(encoding="utf-8")
 
 
+# Cloudflare's interstitial, reduced to what the evidence names (docs/sites.md#challenge,
+# SITE-FACTS C5.5): the title, the #challenge-running and #challenge-form ids, the texts; no
+# app shell. Served with 403 and ``cf-mitigated: challenge``, as Cloudflare answers [C5.3].
+_CHALLENGE_HTML = """<!doctype html><html lang="en-US"><head><meta charset="utf-8">
+<title>Just a moment...</title></head><body>
+<h1>__HOST__</h1>
+<h2 id="challenge-running">Verify you are human by completing the action below.</h2>
+<p>__HOST__ needs to review the security of your connection before proceeding.</p>
+<form id="challenge-form" method="POST" action="/"></form>
+</body></html>"""
+_HOSTS = {"chatgpt": "chatgpt.com", "gemini": "gemini.google.com"}
+
+
 def page_response(site: str, behaviour: Behaviour) -> Response:
-    """The site's HTML shell with its page-level settings rendered in."""
+    """The site's HTML shell with its page-level settings rendered in (or the challenge)."""
+    if behaviour.state == "challenge":
+        return HTMLResponse(
+            _CHALLENGE_HTML.replace("__HOST__", _HOSTS[site]),
+            status_code=403,
+            headers={"cache-control": "no-store", "cf-mitigated": "challenge"},
+        )
     config = {
         "site": site,
         "locale": behaviour.locale,

@@ -12,7 +12,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.errors import InputNotAccepted, LoginRequired, ProviderStuck, SendFailed, StepTimeout
+from bridge.errors import (
+    ChallengeShown,
+    InputNotAccepted,
+    LoginRequired,
+    ProviderStuck,
+    SendFailed,
+    StepTimeout,
+)
 from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
 from bridge.waiting import scaled
@@ -50,6 +57,8 @@ async def ready(ctx: AskContext) -> int:
     """Composer present and page settled; returns the number of answers already there."""
     wait_s = scaled(ctx.spec.input_wait_s)
     state = await ctx.page.call("whenReady", ctx.provider, int(wait_s * 1000), timeout=wait_s)
+    if state == "challenge":
+        raise ChallengeShown(ctx.provider)
     if state == "login":
         raise LoginRequired(ctx.provider)
     if state != "ready":

@@ -174,6 +174,20 @@
 
   // ---- ChatGPT (docs/sites.md#chatgpt) ---------------------------------------------------------
 
+  /**
+   * Cloudflare's interstitial in front of a site (docs/sites.md#challenge, SITE-FACTS C5.5):
+   * its titles, its own element ids and frame, or its texts, on a page without the site's
+   * composer. Its challenge-platform script alone is no sign: ChatGPT loads it on normal
+   * pages too (OR, 2026-07-12).
+   */
+  function cloudflareChallenge(input) {
+    if (input) return false;
+    if (/^(just a moment|attention required! \| cloudflare)/i.test(document.title.trim())) return true;
+    if (document.querySelector('#challenge-form, #challenge-running, #cf-challenge-running, iframe[src*="challenges.cloudflare.com"]')) return true;
+    const text = document.body ? document.body.innerText || '' : '';
+    return /verify you are human|checking your browser|needs to review the security of your connection/i.test(text);
+  }
+
   const RATE_LIMIT = /reached (our|your|the) (limit|usage cap)|too many requests|usage cap|上限に達し/i;
   const ERROR_TEXT = /something went wrong|問題が発生/i;
 
@@ -454,6 +468,7 @@
     whenReady(p, timeoutMs) {
       const prov = providers[p];
       const state = () => {
+        if (cloudflareChallenge(prov.input())) return 'challenge';
         if (prov.loginWall()) return 'login';
         if (prov.input() && document.readyState === 'complete') return 'ready';
         return '';

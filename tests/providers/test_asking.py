@@ -21,6 +21,7 @@ from bridge.cdp import CdpSession
 from bridge.core import Bridge
 from bridge.direct import DirectCdp
 from bridge.errors import (
+    ChallengeShown,
     LoginRequired,
     ProviderErrorTurn,
     ProviderStuck,
@@ -221,6 +222,17 @@ async def test_login_wall_is_login_required(
     getattr(fakes, provider).set_behaviour(Behaviour(state="logged_out"))
     with pytest.raises(LoginRequired, match="log in"):
         await bridge.ask(provider, QUESTION, new_chat=True)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
+async def test_a_cloudflare_check_is_a_challenge_that_says_what_to_do(
+    bridge: Bridge, fakes: FakeSites, provider: str
+) -> None:
+    getattr(fakes, provider).set_behaviour(Behaviour(state="challenge"))
+    with pytest.raises(ChallengeShown, match="complete the check") as info:
+        await bridge.ask(provider, QUESTION, new_chat=True)  # type: ignore[arg-type]
+    assert info.value.code == "challenge"
+    assert getattr(fakes, provider).records == []  # nothing was sent
 
 
 @pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
