@@ -188,7 +188,13 @@
     return /verify you are human|checking your browser|needs to review the security of your connection/i.test(text);
   }
 
-  const RATE_LIMIT = /reached (our|your|the) (limit|usage cap)|too many requests|usage cap|上限に達し/i;
+  // ChatGPT's usage-limit texts (docs/sites.md#rate-limit, SITE-FACTS C5.7): "You've reached
+  // our limit of messages per hour", "…your GPT-4o limit", "You've hit the Free plan limit",
+  // "Too many requests", "…making requests too quickly", "…temporarily limited access…",
+  // "…please wait a few minutes…", the historic "usage cap", German "Nutzungslimit".
+  // Japanese "上限に達し" has no source (docs/sites.md#facts-without-evidence).
+  const RATE_LIMIT =
+    /reached (our|your|the) (limit|usage cap)|reached your [\w.-]+ limit|hit the [\w .-]+ limit|too many requests|too quickly|temporarily limited access|please wait a few minutes|usage cap|nutzungslimit|上限に達し/i;
   const ERROR_TEXT = /something went wrong|問題が発生/i;
 
   const chatgpt = {

@@ -205,3 +205,33 @@ async def test_reports_are_coalesced_per_task_burst(tab: CdpSession, pages: str)
         second = await reports.next(10)
         assert second is not None and json.loads(second["payload"])["assistant_count"] == 1
         await page.call("unwatch")
+
+
+@pytest.mark.parametrize(
+    "notice",
+    [
+        "You've reached our limit of messages per hour. Please try again later.",
+        "You've reached your GPT-4o limit.",
+        "You've hit the Free plan limit for GPT-5.",
+        "Too many requests in 1 hour. Try again later.",
+        "You're making requests too quickly. We've temporarily limited access to your "
+        "conversations. Please wait a few minutes before trying again.",
+        "Du hast dein Nutzungslimit erreicht.",
+    ],
+)
+async def test_chatgpt_usage_limit_texts_of_the_evidence_are_rate_limits(
+    tab: CdpSession, pages: str, notice: str
+) -> None:
+    """Each text SITE-FACTS C5.7 records (docs/sites.md#rate-limit), English and German."""
+    await tab.navigate(f"{pages}/")
+    await tab.evaluate(f"document.body.innerHTML = {json.dumps(f'<div role=alert>{notice}</div>')}")
+    await tab.evaluate(PAGE_JS)
+    observed = await tab.evaluate("window.__bridgePage.observe('chatgpt')")
+    assert observed["rate_limited"] is True, notice
+
+
+async def test_an_ordinary_alert_is_no_rate_limit(tab: CdpSession, pages: str) -> None:
+    await tab.navigate(f"{pages}/")
+    await tab.evaluate("document.body.innerHTML = '<div role=alert>Copied to clipboard</div>'")
+    await tab.evaluate(PAGE_JS)
+    assert (await tab.evaluate("window.__bridgePage.observe('chatgpt')"))["rate_limited"] is False
