@@ -106,15 +106,26 @@ def check_runtime_dir() -> Check:
         path = runtime_dir()
     except OSError as exc:
         return Check("runtime directory", False, str(exc), "set BRIDGE_RUNTIME_DIR")
-    relays = sorted(p.stem for p in (path / "relays").glob("*.sock"))
-    hosts = len(list((path / "hosts").glob("*.sock")))
+    relays = sorted(p.stem for p in (path / "relays").glob("*.sock") if _answers(p))
+    hosts = sum(_answers(p) for p in (path / "hosts").glob("*.sock"))
     return Check(
         "runtime directory",
         True,
         f"{path} (0700): {len(relays)} relay(s) registered"
         + (f" on {', '.join(relays)}" if relays else "")
-        + f", {hosts} native host socket(s)",
+        + f", {hosts} native host(s) running",
     )
+
+
+def _answers(path: Path) -> bool:
+    """Does anything listen on this registered socket? (A crashed owner leaves its file.)"""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(1.0)
+        try:
+            s.connect(str(path))
+        except OSError:
+            return False
+    return True
 
 
 def check_tokens(state_dir: Path) -> list[Check]:

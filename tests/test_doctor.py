@@ -118,3 +118,28 @@ async def test_a_launched_browser_passes_every_check_and_both_sites_answer(
     assert checks["extension"]["ok"] is True and "version" in checks["extension"]["detail"]
     assert checks["chatgpt"]["ok"] is True and checks["gemini"]["ok"] is True
     assert fake_sites.chatgpt.records and fake_sites.gemini.records  # really asked
+
+
+def test_only_live_registrations_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="bridge-rt-"))
+    try:
+        monkeypatch.setenv(ENV_RUNTIME_DIR, str(root))
+        doctor.check_runtime_dir()  # makes relays/ and hosts/
+        stale = socket.socket(socket.AF_UNIX)
+        stale.bind(str(root / "hosts" / "1.sock"))
+        stale.close()  # a crashed host's file: nothing listens
+        live = socket.socket(socket.AF_UNIX)
+        live.bind(str(root / "relays" / "19222.sock"))
+        live.listen()
+        try:
+            found = doctor.check_runtime_dir()
+        finally:
+            live.close()
+        assert found.ok is True
+        assert "1 relay(s) registered on 19222" in found.detail
+        assert "0 native host(s) running" in found.detail
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
