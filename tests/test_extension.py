@@ -163,11 +163,16 @@ async def test_a_web_page_cannot_read_relay_info_or_open_the_extension_socket(
 
 
 async def test_listing_tabs_reports_which_are_attached_here(
-    extension_link: Browser, tab: CdpSession
+    extension_link: Browser, tab: CdpSession, direct_cdp: DirectCdp, pages: str
 ) -> None:
-    tabs = {t.tab_id: t for t in await extension_link.list_tabs()}
-    assert tabs[tab.tab_id].attached_here
-    assert not all(t.attached_here for t in tabs.values())
+    created = await direct_cdp.call("Target.createTarget", {"url": f"{pages}/"})
+    try:
+        listed = await extension_link.list_tabs()
+        assert {t.tab_id: t for t in listed}[tab.tab_id].attached_here
+        by_target = {t.target_id: t for t in listed}
+        assert not by_target[created["targetId"]].attached_here  # a tab nobody attached
+    finally:
+        await direct_cdp.call("Target.closeTarget", {"targetId": created["targetId"]})
 
 
 async def test_popup_shows_the_relay_and_the_attached_tab(

@@ -128,9 +128,11 @@ async def test_a_crash_mid_command_fails_typed_at_once_and_a_reload_recovers(
 ) -> None:
     await tab.navigate(f"{pages}/")
     pending = asyncio.ensure_future(tab.evaluate("new Promise(() => {})", await_promise=True))
+    crashed = tab.expect_event("Inspector.targetCrashed")
     session = await direct_cdp.attach(await _page_target(direct_cdp, f"{pages}/"))
     crash = asyncio.ensure_future(direct_cdp.call("Page.crash", {}, session, timeout=5))
-    async with asyncio.timeout(scaled(1.0)):
+    await crashed.wait(scaled(10.0))  # Chrome's part: the renderer is gone
+    async with asyncio.timeout(scaled(1.0)):  # bridge's part: what waits ends at once
         with pytest.raises(TabCrashed, match="reload"):
             await pending
     with pytest.raises(TabCrashed):  # and at once from then on, not at a deadline
@@ -149,10 +151,15 @@ async def test_a_crash_mid_ask_fails_it_typed_at_once_with_state_files_whole(
     await bridge.ask("chatgpt", QUESTION, new_chat=True)  # a session entry, a history line
     fakes.chatgpt.queue(Behaviour(length="long", chunk_chars=10, chunk_interval_ms=50))
     asking = asyncio.ensure_future(bridge.ask("chatgpt", QUESTION, new_chat=True))
-    await fakes.chatgpt.wait_for_record_async(lambda r: r.first_token_at is not None, 30)
+    await fakes.chatgpt.wait_for_record_async(  # this ask's answer (the long one) streaming
+        lambda r: r.behaviour.length == "long" and r.first_token_at is not None, 30
+    )
+    asking_tab = await bridge.provider_tab("chatgpt")
+    crashed = asking_tab.expect_event("Inspector.targetCrashed")
     session = await direct_cdp.attach(await _asking_target(bridge))
     crash = asyncio.ensure_future(direct_cdp.call("Page.crash", {}, session, timeout=5))
-    async with asyncio.timeout(scaled(1.0)):
+    await crashed.wait(scaled(10.0))  # Chrome's part: the renderer is gone
+    async with asyncio.timeout(scaled(1.0)):  # bridge's part: the ask ends at once
         with pytest.raises(TabCrashed):
             await asyncio.shield(asking)
     crash.cancel()
