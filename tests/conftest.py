@@ -7,18 +7,21 @@ import json
 import os
 import shutil
 import tempfile
-import threading
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 
+from bridge.browser import Browser
 from bridge.direct import DirectCdp
+from bridge.errors import BridgeError
 from bridge.launcher import LaunchedBrowser
 from bridge.relay_registry import ENV_RUNTIME_DIR
+from bridge.tools.browsing import BrowserTools, ToolHub
+from tests.local_http import serve_http
 
 PAGES: dict[str, str] = {
     "/": "<!doctype html><title>home</title><h1>bridge test page</h1>",
@@ -72,17 +75,28 @@ def private_runtime_dir() -> Iterator[None]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest_asyncio.fixture(loop_scope="session")
+async def hub(extension_link: Browser) -> AsyncIterator[ToolHub]:
+    """A tool hub whose tabs (and any other tab the test opened) are closed after the test."""
+    hub = ToolHub(extension_link)
+    before = {t.tab_id for t in await extension_link.list_tabs()}
+    yield hub
+    for info in await extension_link.list_tabs():
+        if info.tab_id not in before:
+            with contextlib.suppress(BridgeError):  # closed by the test itself already
+                await extension_link.close_tab(info.tab_id)
+
+
+@pytest.fixture
+def tools(hub: ToolHub, request: pytest.FixtureRequest) -> BrowserTools:
+    return hub.client(request.node.name)
+
+
 @pytest.fixture(scope="session")
 def pages() -> Iterator[str]:
     """Base URL of a loopback server with the pages in PAGES."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    for url, _ in serve_http(_Handler):
+        yield url
 
 
 @pytest_asyncio.fixture(loop_scope="session")

@@ -6,9 +6,10 @@ Served on http://127.0.0.1:PORT (a secure context, so service workers register).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.local_http import serve_http
 
 HTML = "text/html; charset=utf-8"
 JS = "text/javascript; charset=utf-8"
@@ -99,11 +100,5 @@ class _Handler(BaseHTTPRequestHandler):
 
 def serve() -> Iterator[str]:
     """Base URL http://127.0.0.1:PORT of the pages above, until the generator is closed."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    for url, _ in serve_http(_Handler):
+        yield url

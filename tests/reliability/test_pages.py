@@ -33,7 +33,7 @@ from bridge.launcher import LaunchedBrowser
 from bridge.plugin import BridgeOptions, NewTab
 from bridge.relay_registry import ENV_RUNTIME_DIR
 from bridge.runtime import Runtime, RuntimeOptions
-from bridge.tools.browsing import BrowserTools, DialogOpen, ToolHub
+from bridge.tools.browsing import BrowserTools, DialogOpen
 from bridge.waiting import scaled
 from tests.reliability.site import serve
 
@@ -50,23 +50,6 @@ LOADED = (
 def rsite() -> Iterator[str]:
     """The pages of tests/reliability/site.py, at http://127.0.0.1:PORT."""
     yield from serve()
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def hub(extension_link: Browser) -> AsyncIterator[ToolHub]:
-    """A tool hub whose tabs (and any other tab the test opened) close afterwards."""
-    hub = ToolHub(extension_link)
-    before = {t.tab_id for t in await extension_link.list_tabs()}
-    yield hub
-    for info in await extension_link.list_tabs():
-        if info.tab_id not in before:
-            with contextlib.suppress(BridgeError):  # closed by the test itself already
-                await extension_link.close_tab(info.tab_id)
-
-
-@pytest.fixture
-def tools(hub: ToolHub, request: pytest.FixtureRequest) -> BrowserTools:
-    return hub.client(request.node.name)
 
 
 # -- 16: a page with its own service worker; a page with another extension's frame -------

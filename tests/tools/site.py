@@ -4,9 +4,10 @@ another site, shadow DOM, menus, drag and drop, dialogs, uploads, popups, downlo
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.local_http import serve_http
 
 PAGES: dict[str, str] = {
     "/form": """<!doctype html><title>Sign up</title>
@@ -118,12 +119,6 @@ class _Handler(BaseHTTPRequestHandler):
 def serve() -> Iterator[str]:
     """Base URL http://127.0.0.1:PORT; the same pages answer as http://localhost:PORT (another
     site, so an iframe from there is cross-origin and out of process)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    _Handler.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    for url, port in serve_http(_Handler):
+        _Handler.port = port
+        yield url
