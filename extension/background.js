@@ -8,7 +8,7 @@ import { Discovery } from './discovery.js';
 const WAKE_ALARM = 'bridge-wake';
 
 const debuggee = new Debuggee();
-const discovery = new Discovery(debuggee);
+const discovery = new Discovery(debuggee, { onInUse: setWakeAlarm });
 
 chrome.debugger.onEvent.addListener((source, method, params) => debuggee.onEvent(source, method, params));
 chrome.debugger.onDetach.addListener((source, reason) => debuggee.onDetach(source, reason));
@@ -17,12 +17,20 @@ chrome.tabs.onCreated.addListener((tab) => debuggee.onTabCreated(tab));
 chrome.tabs.onUpdated.addListener((tabId, change) => debuggee.onTabUpdated(tabId, change));
 
 // Fallback wake-up: if Chrome stops the worker anyway (a crash, an update, DevTools), the
-// alarm starts it again and discovery resumes, so the next command works within 2 s
-// (docs/RELIABILITY.md, case 8). For an awake worker (always, while the native port is open
-// or a relay is connected) an alarm is only an event that finds nothing to do: no probe, no
-// network. Unpacked extensions (how bridge is installed) may use short periods; Chrome
-// clamps a packed one to 30 s.
-chrome.alarms.create(WAKE_ALARM, { periodInMinutes: 1.5 / 60 });
+// alarm starts it again and discovery resumes. While a relay is connected (bridge in use)
+// it comes every 1.5 s, so the next command works within 2 s (docs/RELIABILITY.md, case 8);
+// otherwise every 30 s (Chrome's floor for packed extensions), so an idle browser is woken
+// twice a minute at most. For an awake worker an alarm is only an event that finds nothing
+// to do: no probe, no network. A restarted worker keeps the alarm the last one set.
+const WAKE_IN_USE_MIN = 1.5 / 60;
+const WAKE_IDLE_MIN = 0.5;
+/** @param {boolean} inUse */
+function setWakeAlarm(inUse) {
+  chrome.alarms.create(WAKE_ALARM, { periodInMinutes: inUse ? WAKE_IN_USE_MIN : WAKE_IDLE_MIN });
+}
+chrome.alarms.get(WAKE_ALARM).then((alarm) => {
+  if (!alarm) setWakeAlarm(false);
+});
 chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === WAKE_ALARM) discovery.start();
 });

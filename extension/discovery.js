@@ -30,7 +30,8 @@ const NATIVE_RECONNECT_MS = 250;
 export class Discovery {
   /**
    * @param {Debuggee} debuggee
-   * @param {{ onModeChange?: (mode: 'native' | 'probe') => void }} [hooks]
+   * @param {{ onInUse?: (inUse: boolean) => void }} [hooks] onInUse: a relay is connected now
+   *   (true) or none is (false); called on each change
    */
   constructor(debuggee, hooks = {}) {
     this.debuggee = debuggee;
@@ -54,6 +55,8 @@ export class Discovery {
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.nativeTimer = undefined;
     this.nativeDownReason = '';
+    /** @type {boolean | null} null until discovery first knows (a restarted worker) */
+    this.inUse = null;
     this.native = new NativeHost({
       onRelays: (relays) => this.onRelays(relays),
       onDown: (reason) => this.onNativeDown(reason),
@@ -89,10 +92,10 @@ export class Discovery {
       this.stopProbing();
       if (this.nativeTimer !== undefined) clearTimeout(this.nativeTimer);
       this.nativeTimer = undefined;
-      this.hooks.onModeChange?.('native');
     }
     this.announced = new Map(relays.map((r) => [r.instanceId, r]));
     for (const relay of relays) this.connectAnnounced(relay);
+    this.linksChanged();
   }
 
   /** @param {RelayNotice} relay */
@@ -115,6 +118,7 @@ export class Discovery {
     const conn = new RelayConnection(relay.port, relay.instanceId, this.debuggee, {
       browserInstanceId,
       socket,
+      onWelcome: () => this.linksChanged(),
       onClose: (c, code, reason) => this.onClose(c, code, reason),
     });
     this.connections.set(relay.port, conn);
@@ -138,7 +142,6 @@ export class Discovery {
   startProbing() {
     this.mode = 'probe';
     this.fastUntil = Date.now() + FAST_WINDOW_MS;
-    this.hooks.onModeChange?.('probe');
     if (this.timer === undefined) this.tick();
   }
 
@@ -157,6 +160,7 @@ export class Discovery {
       chrome.runtime.getPlatformInfo().catch(() => {});
     }
     this.probeRounds++;
+    this.linksChanged();
     for (let port = PORT_FIRST; port <= PORT_LAST; port++) {
       const conn = this.connections.get(port);
       if (conn && conn.silentTooLong()) conn.close();
@@ -189,6 +193,7 @@ export class Discovery {
       if (this.connections.has(port) || this.mode !== 'probe') return;
       const conn = new RelayConnection(port, info.instanceId, this.debuggee, {
         browserInstanceId: await this.browserInstance(),
+        onWelcome: () => this.linksChanged(),
         onClose: (c, code, reason) => this.onClose(c, code, reason),
       });
       this.connections.set(port, conn);
@@ -199,6 +204,14 @@ export class Discovery {
     }
   }
 
+  /** Tell the worker whether bridge is in use (a relay connected), on each change only. */
+  linksChanged() {
+    const inUse = [...this.connections.values()].some((c) => c.state === 'connected');
+    if (inUse === this.inUse) return;
+    this.inUse = inUse;
+    this.hooks.onInUse?.(inUse);
+  }
+
   /**
    * @param {RelayConnection} conn
    * @param {number} code
@@ -206,6 +219,7 @@ export class Discovery {
    */
   onClose(conn, code, reason) {
     if (this.connections.get(conn.port) === conn) this.connections.delete(conn.port);
+    this.linksChanged();
     if (code === CLOSE_REFUSED || code === CLOSE_NOT_MINE) {
       // Do not hammer a relay that refused us; retry with exponential backoff and jitter.
       const prev = this.backoff.get(conn.port);

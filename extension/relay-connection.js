@@ -12,7 +12,7 @@ export class RelayConnection {
    * @param {number} port
    * @param {string} instanceId relay instance, from /relay-info
    * @param {Debuggee} debuggee
-   * @param {{ browserInstanceId: string, socket?: import('./native.js').NativeSocket, onClose: (conn: RelayConnection, code: number, reason: string) => void }} opts
+   * @param {{ browserInstanceId: string, socket?: import('./native.js').NativeSocket, onWelcome?: (conn: RelayConnection) => void, onClose: (conn: RelayConnection, code: number, reason: string) => void }} opts
    *   socket: the link through the native host (a relay started with --link native)
    */
   constructor(port, instanceId, debuggee, opts) {
@@ -136,6 +136,7 @@ export class RelayConnection {
         this.state = 'connected';
         this.everConnected = true;
         this.debuggee.addRelay(this);
+        this.opts.onWelcome?.(this);
       } else if (msg.method === 'refused') {
         this.refusal = String(msg.params && msg.params.message);
       }

@@ -78,6 +78,29 @@ def _record(request: pytest.FixtureRequest, name: str, value: object) -> None:
     print(f"{name} = {value}")
 
 
+async def _wake_period_s(cdp: DirectCdp) -> float:
+    """The period of the extension's wake alarm, read in its service worker."""
+    worker = next(
+        t
+        for t in await cdp.targets("service_worker")
+        if t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
+    )
+    session = await cdp.attach(worker["targetId"])
+    try:
+        result = await cdp.call(
+            "Runtime.evaluate",
+            {
+                "expression": "chrome.alarms.get('bridge-wake').then((a) => a.periodInMinutes)",
+                "awaitPromise": True,
+                "returnByValue": True,
+            },
+            session,
+        )
+        return float(result["result"]["value"]) * 60
+    finally:
+        await cdp.call("Target.detachFromTarget", {"sessionId": session})
+
+
 async def _extension_status(cdp: DirectCdp) -> dict[str, Any]:
     worker = next(
         t
@@ -121,6 +144,7 @@ async def test_relays_started_later_connect_by_push_without_any_probe(
         assert probes.times == []  # 20 relay lifetimes, and not one probe anywhere
     after = await _extension_status(direct_cdp)
     assert after["mode"] == "native" and after["probeRounds"] == status["probeRounds"]
+    assert await _wake_period_s(direct_cdp) == 1.5  # in use: a stopped worker is back fast
     # The figure for the record (the closing note); not asserted: tests bound, never time.
     _record(request, "relay_start_to_connected_median_ms", round(statistics.median(took) * 1000))
 
@@ -147,6 +171,7 @@ async def test_without_the_host_probing_backs_off_after_the_first_minute(
         await probes.wait_for(3, scaled(10.0))
         status = await _extension_status(cdp)
         assert status["mode"] == "probe" and status["nativeDownReason"]
+        assert await _wake_period_s(cdp) == 30.0  # nothing connected: woken twice a minute
         fast_gaps = [b - a for a, b in zip(probes.times, probes.times[1:], strict=False)]
         assert max(fast_gaps) < 2.0  # at first, relays are found fast
         # The fast minute ends; from then on, rounds come seconds apart. Each wait is for

@@ -26,7 +26,11 @@ CASES: dict[int, tuple[str, str]] = {
         "javascript:, file:, chrome:, chrome-extension: targets",
         "tools refuse them unless explicitly allowed",
     ),
-    8: ("Service worker stopped while idle", "the next command works within 2 s"),
+    8: (
+        "A stopped worker is started again by the extension's wake alarm: every 1.5 s while a "
+        "relay is connected (bridge in use), every 30 s otherwise, so an idle browser is "
+        "woken twice a minute at most; Chrome offers no faster wake-up from outside."
+    ),
     9: (
         "Service worker stopped mid-command",
         "that command fails typed at once; the next works",
