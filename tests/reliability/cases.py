@@ -26,11 +26,7 @@ CASES: dict[int, tuple[str, str]] = {
         "javascript:, file:, chrome:, chrome-extension: targets",
         "tools refuse them unless explicitly allowed",
     ),
-    8: (
-        "A stopped worker is started again by the extension's wake alarm: every 1.5 s while a "
-        "relay is connected (bridge in use), every 30 s otherwise, so an idle browser is "
-        "woken twice a minute at most; Chrome offers no faster wake-up from outside."
-    ),
+    8: ("Service worker stopped while idle", "the next command works within 2 s"),
     9: (
         "Service worker stopped mid-command",
         "that command fails typed at once; the next works",
@@ -106,8 +102,9 @@ NOTES: dict[int, str] = {
         "Discarding has no DevTools command, so it is not tested."
     ),
     8: (
-        "A stopped worker is started again by the extension's wake alarm (every 1.5 s); "
-        "Chrome offers no faster wake-up for an extension from outside."
+        "A stopped worker is started again by the extension's wake alarm: every 1.5 s while a "
+        "relay is connected (bridge in use), every 30 s otherwise, so an idle browser is "
+        "woken twice a minute at most; Chrome offers no faster wake-up from outside."
     ),
     11: (
         "Headless Chromium has no debugging bar to press Cancel on, so the browser side is "
