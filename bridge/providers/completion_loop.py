@@ -81,7 +81,8 @@ async def watch_page(ctx: AskContext) -> AsyncIterator[Observations]:
     )
 
     def navigated(params: dict[str, Any]) -> None:
-        # The sites move between chats by history.pushState (no new document); a new
+        # The sites change the URL during an answer client-side, without a new document
+        # (docs/sites.md#navigated-away: /c/WEB:<id> then /c/<uuid>, SITE-FACTS C6.4); a new
         # main-frame document means the answer being written is gone (reload, another site).
         frame = params.get("frame", {})
         if not frame.get("parentId"):
