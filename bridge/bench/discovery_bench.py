@@ -31,11 +31,16 @@ from bridge.runtime import Runtime, RuntimeOptions
 
 
 class _Knocks:
-    """Listeners on every free port of the relay range, counting connections."""
+    """Listeners on every free port of the relay range, noting when each probe arrives."""
 
     def __init__(self) -> None:
-        self.count = 0
+        self.times: list[float] = []
         self._servers: list[asyncio.Server] = []
+        self._arrived = asyncio.Condition()
+
+    @property
+    def ports(self) -> int:
+        return len(self._servers)
 
     async def __aenter__(self) -> _Knocks:
         for port in range(PORT_RANGE[0], PORT_RANGE[1] + 1):
@@ -51,25 +56,45 @@ class _Knocks:
             server.close()
 
     async def _knock(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.count += 1
         writer.close()
+        async with self._arrived:
+            self.times.append(time.monotonic())
+            self._arrived.notify_all()
+
+    async def wait_for(self, count: int, timeout: float) -> bool:
+        """True once ``count`` probes have arrived; False if the deadline came first."""
+        try:
+            async with asyncio.timeout(timeout), self._arrived:
+                await self._arrived.wait_for(lambda: len(self.times) >= count)
+        except TimeoutError:
+            return False
+        return True
 
 
-async def _probes_per_minute(
-    extension: Path, native_host: bool, settle: float, window: float
-) -> float:
-    """Connections per minute to the relay range once ``settle`` seconds have passed."""
+async def _probes_per_minute(extension: Path, native_host: bool, idle: bool, rounds: int) -> float:
+    """Probes per minute to the whole range, over ``rounds`` rounds of probing, each wait
+    ending on the probes themselves. ``idle``: measured after the extension's fast first
+    minute (the first gap of 3 s or more between probes). A browser that sends no probe for
+    a whole minute counts as 0."""
     browser = LaunchedBrowser(
         LaunchOptions(headless=True, isolated=True, native_host=native_host, extension=extension)
     )
-    await browser.start()
-    try:
-        await asyncio.sleep(settle)  # the bench's observation window, not a wait for an event
-        async with _Knocks() as knocks:
-            await asyncio.sleep(window)
-            return knocks.count * 60 / window
-    finally:
-        await browser.stop()
+    async with _Knocks() as knocks:
+        await browser.start()
+        try:
+            if not await knocks.wait_for(1, 60.0):
+                return 0.0
+            if idle:  # past the fast minute: wait for the first slow gap
+                while await knocks.wait_for(len(knocks.times) + 1, 120.0):
+                    if knocks.times[-1] - knocks.times[-2] >= 3.0:
+                        break
+            first = len(knocks.times) - 1
+            if not await knocks.wait_for(first + rounds * knocks.ports + 1, 300.0):
+                raise RuntimeError("the extension stopped probing during the measurement")
+            span = knocks.times[-1] - knocks.times[first]
+            return (len(knocks.times) - 1 - first) * 60 / span
+        finally:
+            await browser.stop()
 
 
 async def _start_to_connected(native_host: bool, relays: int, runtime_dir: Path) -> float:
@@ -135,13 +160,13 @@ async def main(args: argparse.Namespace) -> dict[str, object]:
         rt.mkdir()
         before = _extension_at(args.before_ref, Path(tmp))
         out["idle_probes_per_min_before"] = round(
-            await _probes_per_minute(before, False, 5.0, args.window)
+            await _probes_per_minute(before, False, idle=False, rounds=args.rounds_probed)
         )
         out["idle_probes_per_min_no_host"] = round(
-            await _probes_per_minute(extension_dir(), False, 65.0, args.window)
+            await _probes_per_minute(extension_dir(), False, idle=True, rounds=args.rounds_probed)
         )
         out["idle_probes_per_min_host"] = round(
-            await _probes_per_minute(extension_dir(), True, 5.0, args.window)
+            await _probes_per_minute(extension_dir(), True, idle=True, rounds=args.rounds_probed)
         )
         out["start_to_connected_ms_probing"] = round(
             await _start_to_connected(False, args.relays, rt), 1
@@ -160,7 +185,9 @@ async def main(args: argparse.Namespace) -> dict[str, object]:
 def cli(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bridge.bench.discovery_bench")
     parser.add_argument("--before-ref", default="5aeb725", help="git ref of the old extension")
-    parser.add_argument("--window", type=float, default=20.0, help="seconds to count probes")
+    parser.add_argument(
+        "--rounds-probed", type=int, default=4, help="probe rounds each probing rate spans"
+    )
     parser.add_argument("--relays", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=300)
     args = parser.parse_args(argv)
