@@ -334,6 +334,31 @@ class BrowserTools:
             state, state.tab.evaluate(f"({function})()", await_promise=True)
         )
 
+    async def _pause(self, seconds: float, tab: int | None) -> None:
+        """The pause the caller asked for, capped; it ends at once, with the tab's typed
+        error, if the tab it is about closes or is lost meanwhile."""
+        try:
+            state = await self._state(tab)
+        except NoCurrentTab:
+            state = None
+        ended: asyncio.Future[BridgeError] = asyncio.get_running_loop().create_future()
+
+        def end(error: BridgeError) -> None:
+            if not ended.done():
+                ended.set_result(error)
+
+        stop = state.tab.on_end(end) if state is not None else None
+        if state is not None and state.tab.ended is not None:
+            end(state.tab.ended)  # it ended before we listened
+        try:
+            await asyncio.wait_for(asyncio.shield(ended), seconds)
+        except TimeoutError:
+            return  # the pause ran its course
+        finally:
+            if stop is not None:
+                stop()
+        raise ended.result()
+
     async def wait(
         self,
         time: float | None = None,
@@ -347,7 +372,7 @@ class BrowserTools:
             if time is None:
                 raise ValueError("browser_wait needs time, text, text_gone or selector")
             seconds = min(float(time), MAX_WAIT_S)
-            await asyncio.sleep(seconds)  # asked for: a plain pause, capped
+            await self._pause(seconds, tab)
             return {"waited_s": seconds}
         state = await self._state(tab)
         limit = min(float(time), MAX_WAIT_S) if time is not None else MAX_WAIT_S

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bridge.cdp import CdpSession
+from bridge.errors import TabClosed
 from bridge.tools.actions import ActionBlocked
 from bridge.tools.browsing import (
     BrowserTools,
@@ -264,6 +265,20 @@ async def test_waits_end_on_the_change(tools: BrowserTools, site: str) -> None:
     gone = asyncio.ensure_future(tools.wait(text_gone="Arrived", time=20))
     await tools.evaluate("() => document.body.lastChild.remove()")
     assert await asyncio.wait_for(gone, 10) == {"held": True}
+
+
+async def test_a_pause_ends_at_once_when_its_tab_closes(
+    tools: BrowserTools, hub: ToolHub, site: str
+) -> None:
+    await tools.navigate(f"{site}/form")
+    pausing = asyncio.ensure_future(tools.wait(time=30))
+    tab_id = next(iter(hub.states))
+    for _ in range(20):  # loop turns (no time passes): the pause starts listening
+        await asyncio.sleep(0)
+    assert not pausing.done()
+    await hub.browser.close_tab(tab_id)
+    with pytest.raises(TabClosed):
+        await asyncio.wait_for(pausing, 5)  # not at the 30 s it asked for
 
 
 async def test_history_resize_and_evaluate(tools: BrowserTools, site: str) -> None:
