@@ -16,6 +16,7 @@ from bridge.errors import CdpError, CommandFailed, ExtensionDisconnected
 from bridge.launcher import LaunchedBrowser
 from bridge.relay import EXTENSION_ID, Relay
 from bridge.waiting import scaled
+from tests.extension_worker import stop_worker
 
 pytestmark = pytest.mark.e2e
 
@@ -67,13 +68,8 @@ async def test_stopped_service_worker_comes_back_and_the_next_command_works(
     await tab.navigate(f"{pages}/")
     link = extension_link.connector.current
     assert link is not None
-    worker = next(
-        t
-        for t in await direct_cdp.targets("service_worker")
-        if t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
-    )
     pending = asyncio.ensure_future(tab.evaluate("new Promise(() => {})", await_promise=True))
-    await direct_cdp.call("Target.closeTarget", {"targetId": worker["targetId"]})
+    await stop_worker(direct_cdp)
     # In flight when the worker died: fails at once, typed, instead of at its timeout.
     async with asyncio.timeout(scaled(5.0)):
         with pytest.raises(ExtensionDisconnected):

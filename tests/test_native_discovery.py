@@ -13,7 +13,6 @@ import statistics
 import sys
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -21,8 +20,9 @@ import pytest_asyncio
 from bridge.browser import Browser
 from bridge.direct import DirectCdp
 from bridge.launcher import LaunchedBrowser, LaunchOptions
-from bridge.relay import EXTENSION_ID, PORT_RANGE, Relay
+from bridge.relay import PORT_RANGE, Relay
 from bridge.waiting import scaled
+from tests.extension_worker import extension_status, in_worker
 
 pytestmark = [
     pytest.mark.e2e,
@@ -79,48 +79,11 @@ def _record(request: pytest.FixtureRequest, name: str, value: object) -> None:
 
 
 async def _wake_period_s(cdp: DirectCdp) -> float:
-    """The period of the extension's wake alarm, read in its service worker."""
-    worker = next(
-        t
-        for t in await cdp.targets("service_worker")
-        if t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
-    )
-    session = await cdp.attach(worker["targetId"])
-    try:
-        result = await cdp.call(
-            "Runtime.evaluate",
-            {
-                "expression": "chrome.alarms.get('bridge-wake').then((a) => a.periodInMinutes)",
-                "awaitPromise": True,
-                "returnByValue": True,
-            },
-            session,
-        )
-        return float(result["result"]["value"]) * 60
-    finally:
-        await cdp.call("Target.detachFromTarget", {"sessionId": session})
+    """The period of the extension's wake alarm."""
+    period = await in_worker(cdp, "chrome.alarms.get('bridge-wake').then((a) => a.periodInMinutes)")
+    return float(period) * 60
 
 
-async def _extension_status(cdp: DirectCdp) -> dict[str, Any]:
-    worker = next(
-        t
-        for t in await cdp.targets("service_worker")
-        if t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
-    )
-    session = await cdp.attach(worker["targetId"])
-    try:
-        result = await cdp.call(
-            "Runtime.evaluate",
-            {"expression": "bridgeStatus()", "returnByValue": True},
-            session,
-        )
-        status: dict[str, Any] = result["result"]["value"]
-        return status
-    finally:
-        await cdp.call("Target.detachFromTarget", {"sessionId": session})
-
-
-@pytest.mark.reliability(30)
 async def test_relays_started_later_connect_by_push_without_any_probe(
     extension_link: Browser,
     launched_browser: LaunchedBrowser | None,
@@ -128,7 +91,7 @@ async def test_relays_started_later_connect_by_push_without_any_probe(
     request: pytest.FixtureRequest,
 ) -> None:
     assert launched_browser is not None
-    status = await _extension_status(direct_cdp)
+    status = await extension_status(direct_cdp)
     assert status["mode"] == "native", status
     took: list[float] = []
     async with ProbeCounter() as probes:
@@ -142,7 +105,7 @@ async def test_relays_started_later_connect_by_push_without_any_probe(
             finally:
                 await relay.stop()
         assert probes.times == []  # 20 relay lifetimes, and not one probe anywhere
-    after = await _extension_status(direct_cdp)
+    after = await extension_status(direct_cdp)
     assert after["mode"] == "native" and after["probeRounds"] == status["probeRounds"]
     assert await _wake_period_s(direct_cdp) == 1.5  # in use: a stopped worker is back fast
     # The figure for the record (the closing note); not asserted: tests bound, never time.
@@ -169,7 +132,7 @@ async def test_without_the_host_probing_backs_off_after_the_first_minute(
     assert browser_without_host.devtools_url is not None
     async with DirectCdp(browser_without_host.devtools_url) as cdp, ProbeCounter() as probes:
         await probes.wait_for(3, scaled(10.0))
-        status = await _extension_status(cdp)
+        status = await extension_status(cdp)
         assert status["mode"] == "probe" and status["nativeDownReason"]
         assert await _wake_period_s(cdp) == 30.0  # nothing connected: woken twice a minute
         fast_gaps = [b - a for a, b in zip(probes.times, probes.times[1:], strict=False)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
 
 import pytest
 
@@ -19,20 +18,12 @@ from bridge.core import Bridge
 from bridge.direct import DirectCdp
 from bridge.errors import DebuggerDetached, ExtensionDisconnected, NavigatedAway, TabCrashed
 from bridge.fakes import Behaviour, FakeSites
-from bridge.relay import EXTENSION_ID
 from bridge.waiting import scaled
+from tests.extension_worker import stop_worker
 
 pytestmark = pytest.mark.e2e
 
 QUESTION = "How do I read a file asynchronously in Python?"
-
-
-async def _worker(cdp: DirectCdp) -> dict[str, Any]:
-    return next(
-        t
-        for t in await cdp.targets("service_worker")
-        if t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
-    )
 
 
 async def _page_target(cdp: DirectCdp, url: str) -> str:
@@ -49,7 +40,7 @@ async def _stop_worker(browser: Browser, cdp: DirectCdp) -> None:
     """Stop the extension's service worker and wait until its link is gone."""
     link = browser.connector.current
     assert link is not None
-    await cdp.call("Target.closeTarget", {"targetId": (await _worker(cdp))["targetId"]})
+    await stop_worker(cdp)
     async with asyncio.timeout(scaled(5.0)):
         await link.closed  # type: ignore[attr-defined]
 
@@ -176,9 +167,7 @@ async def test_a_worker_stopped_mid_command_fails_it_typed_at_once_and_the_next_
     await tab.navigate(f"{pages}/")
     pending = asyncio.ensure_future(tab.evaluate("new Promise(() => {})", await_promise=True))
     started = time.monotonic()
-    await direct_cdp.call(
-        "Target.closeTarget", {"targetId": (await _worker(direct_cdp))["targetId"]}
-    )
+    await stop_worker(direct_cdp)
     with pytest.raises(ExtensionDisconnected):
         await asyncio.wait_for(pending, scaled(5.0))
     assert time.monotonic() - started < scaled(5.0)

@@ -19,9 +19,10 @@ from bridge.direct import DirectCdp
 from bridge.fakes import FakeSites
 from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.mcp.server import build_server
-from bridge.relay import EXTENSION_ID, Relay
+from bridge.relay import Relay
 from bridge.runtime import Runtime, RuntimeOptions
 from bridge.waiting import scaled
+from tests.extension_worker import stop_worker
 
 pytestmark = pytest.mark.e2e
 
@@ -55,15 +56,6 @@ async def test_after_idling_the_next_command_answers_on_the_same_link(
         await untouched.browser.close_tab(tab.tab_id)
 
 
-async def _stop_worker(cdp: DirectCdp) -> None:
-    worker = next(
-        t
-        for t in await cdp.targets("service_worker")
-        if t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
-    )
-    await cdp.call("Target.closeTarget", {"targetId": worker["targetId"]})
-
-
 @pytest.mark.reliability(21)
 async def test_an_mcp_call_in_flight_when_the_link_drops_fails_typed_and_the_next_works(
     bridge: Bridge, direct_cdp: DirectCdp, pages: str
@@ -79,7 +71,7 @@ async def test_an_mcp_call_in_flight_when_the_link_drops_fails_typed_and_the_nex
         async with asyncio.timeout(scaled(10.0)):  # the call has reached the browser
             while not any(m == "cdpCommand" for m, _ in _pending(link)):
                 await bridge.browser.list_tabs()
-        await _stop_worker(direct_cdp)
+        await stop_worker(direct_cdp)
         failed = await asyncio.wait_for(hanging, scaled(5.0))
         assert failed.is_error
         assert "[extension_disconnected]" in failed.content[0].text  # type: ignore[union-attr]

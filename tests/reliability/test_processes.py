@@ -39,10 +39,11 @@ from bridge.cdp_endpoint import MAX_IN_FLIGHT
 from bridge.direct import DirectCdp
 from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.native_install import install, uninstall
-from bridge.relay import EXTENSION_ID, PORT_RANGE, Relay
+from bridge.relay import PORT_RANGE, Relay
 from bridge.relay_registry import ENV_RUNTIME_DIR
 from bridge.runtime import Runtime
 from bridge.waiting import scaled
+from tests.extension_worker import extension_status, in_worker
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="/proc, pidfds, the host in the profile: Linux"
@@ -149,24 +150,6 @@ async def _all_exit(pids: Iterable[int], timeout: float) -> None:
         for fd in fds:
             loop.remove_reader(fd)
             os.close(fd)
-
-
-async def _extension_status(cdp: DirectCdp) -> dict[str, Any]:
-    """What the extension's service worker says of itself (``bridgeStatus()``)."""
-    worker = next(
-        t
-        for t in await cdp.targets("service_worker")
-        if t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
-    )
-    session = await cdp.attach(worker["targetId"])
-    try:
-        result = await cdp.call(
-            "Runtime.evaluate", {"expression": "bridgeStatus()", "returnByValue": True}, session
-        )
-        status: dict[str, Any] = result["result"]["value"]
-        return status
-    finally:
-        await cdp.call("Target.detachFromTarget", {"sessionId": session})
 
 
 def _relay_entry(status: dict[str, Any], port: int) -> dict[str, Any] | None:
@@ -353,7 +336,7 @@ async def test_two_mcp_servers_with_their_own_clients_share_one_browser_without_
                 again = _ok(await one.call_tool("browser_tabs", {"action": "list"}))
                 assert again.structured_content["current"] == mine_one
                 # Both links up, side by side, at the end.
-                status = await _extension_status(direct_cdp)
+                status = await extension_status(direct_cdp)
                 for port in ports:
                     entry = _relay_entry(status, port)
                     assert entry is not None and entry["state"] == "connected", status
@@ -644,7 +627,7 @@ async def test_the_real_extension_shows_another_protocol_version_refused_and_bac
                 # a round trip to the worker, see it land.
                 entry: dict[str, Any] | None = None
                 for _ in range(20):
-                    entry = _relay_entry(await _extension_status(direct_cdp), port)
+                    entry = _relay_entry(await extension_status(direct_cdp), port)
                     if entry is not None and entry["state"] == "refused":
                         break
                 assert entry is not None and entry["state"] == "refused", entry
@@ -983,18 +966,7 @@ NEXT_HOST_ATTEMPT = """new Promise((resolve) => {
 
 
 async def _next_host_attempt(cdp: DirectCdp, timeout: float) -> str:
-    worker = next(
-        t
-        for t in await cdp.targets("service_worker")
-        if t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
-    )
-    session = await cdp.attach(worker["targetId"])
-    try:
-        params = {"expression": NEXT_HOST_ATTEMPT, "awaitPromise": True, "returnByValue": True}
-        result = await cdp.call("Runtime.evaluate", params, session, timeout=timeout)
-        return str(result["result"]["value"])
-    finally:
-        await cdp.call("Target.detachFromTarget", {"sessionId": session})
+    return str(await in_worker(cdp, NEXT_HOST_ATTEMPT, timeout=timeout))
 
 
 def _host_pids(runtime_dir: Path) -> set[int]:
@@ -1022,7 +994,7 @@ async def test_a_killed_and_removed_host_falls_back_to_probing_and_a_reinstall_r
             pushed = await relay()
             pushed_link = await pushed.wait_for_link(scaled(30.0))
             assert pushed.info_requests == 0  # told by the host, no probe
-            assert (await _extension_status(cdp))["mode"] == "native"
+            assert (await extension_status(cdp))["mode"] == "native"
             (host,) = _host_pids(runtime_dir)
             environ = Path(f"/proc/{host}/environ").read_bytes().split(b"\0")
             assert f"{ENV_RUNTIME_DIR}={runtime_dir}".encode() in environ
@@ -1034,7 +1006,7 @@ async def test_a_killed_and_removed_host_falls_back_to_probing_and_a_reinstall_r
             probed = await relay()
             await probed.wait_for_link(scaled(15.0))
             assert probed.info_requests >= 1
-            status = await _extension_status(cdp)
+            status = await extension_status(cdp)
             assert status["mode"] == "probe" and status["nativeDownReason"], status
             assert not pushed_link.is_closed  # the relay it served meanwhile kept its link
             # A relay no probe can find (outside the range) waits for push to come back.
@@ -1043,7 +1015,7 @@ async def test_a_killed_and_removed_host_falls_back_to_probing_and_a_reinstall_r
             # attempt fails and probing goes on: the attempt's end, seen in the worker.
             reason = await _next_host_attempt(cdp, scaled(90.0))
             assert "not found" in reason, reason
-            status = await _extension_status(cdp)
+            status = await extension_status(cdp)
             assert status["mode"] == "probe", status
             assert unprobed.link is None and not pushed_link.is_closed
             # Registered again: the next attempt starts the host, push is back (no restart).
@@ -1053,7 +1025,7 @@ async def test_a_killed_and_removed_host_falls_back_to_probing_and_a_reinstall_r
             await unprobed.wait_for_link(scaled(90.0))
             _record(request, "reinstall_to_push_s", round(loop.time() - reinstalled, 1))
             assert unprobed.info_requests == 0
-            status = await _extension_status(cdp)
+            status = await extension_status(cdp)
             assert status["mode"] == "native", status
             assert _host_pids(runtime_dir) - {host}  # a new host, started by Chrome
             assert not pushed_link.is_closed

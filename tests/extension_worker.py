@@ -1,0 +1,42 @@
+"""The bridge extension's service worker, reached through a launched browser's own DevTools
+port (tests only): read what it says of itself, or stop it as Chrome might."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.direct import DirectCdp
+from bridge.relay import EXTENSION_ID
+
+
+async def worker_target(cdp: DirectCdp) -> str:
+    """The DevTools target id of the extension's service worker."""
+    return str(
+        next(
+            t
+            for t in await cdp.targets("service_worker")
+            if t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
+        )["targetId"]
+    )
+
+
+async def in_worker(cdp: DirectCdp, expression: str, timeout: float = 60.0) -> Any:
+    """Evaluate ``expression`` (a promise is awaited) in the worker; its value."""
+    session = await cdp.attach(await worker_target(cdp))
+    try:
+        params = {"expression": expression, "awaitPromise": True, "returnByValue": True}
+        result = await cdp.call("Runtime.evaluate", params, session, timeout=timeout)
+        return result["result"]["value"]
+    finally:
+        await cdp.call("Target.detachFromTarget", {"sessionId": session})
+
+
+async def extension_status(cdp: DirectCdp) -> dict[str, Any]:
+    """What discovery knows (``bridgeStatus()``, as the popup shows it)."""
+    status: dict[str, Any] = await in_worker(cdp, "bridgeStatus()")
+    return status
+
+
+async def stop_worker(cdp: DirectCdp) -> None:
+    """Stop the worker, as Chrome does to an idle or crashed one."""
+    await cdp.call("Target.closeTarget", {"targetId": await worker_target(cdp)})
