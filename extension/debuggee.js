@@ -17,6 +17,13 @@ export class Debuggee {
     this.owners = new Map();
     /** @type {Map<string, Owner>} relay instanceId -> live connection */
     this.relays = new Map();
+    /**
+     * Tabs whose debugger Chrome just took away, until the relay has been told why: a
+     * command arriving meanwhile is answered after that notice, so the relay fails it with
+     * the typed reason instead of a bare "not attached".
+     * @type {Map<number, Promise<void>>}
+     */
+    this.detaching = new Map();
     this.ready = this.restore();
   }
 
@@ -203,7 +210,11 @@ export class Debuggee {
   cdp(relay, id, params) {
     const tabId = params.tabId;
     if (this.owners.get(tabId) !== relay.instanceId) {
-      relay.send(encodeError(id, 'not_attached', `tab ${tabId} is not attached by this relay; attach it first`));
+      const refuse = () =>
+        relay.send(encodeError(id, 'not_attached', `tab ${tabId} is not attached by this relay; attach it first`));
+      const notice = this.detaching.get(tabId);
+      if (notice) notice.then(refuse);
+      else refuse();
       return;
     }
     /** @type {chrome.debugger.DebuggerSession} */
@@ -262,10 +273,16 @@ export class Debuggee {
     if (!relay) return;
     // Chrome says "target_closed" also when the tab navigated to a page extensions may not
     // debug (chrome://…): tell the relay whether the tab is really gone.
-    chrome.tabs.get(tabId).then(
-      () => relay.send(encodeEvent('tabDetached', { tabId, reason: String(reason), tabExists: true })),
-      () => relay.send(encodeEvent('tabDetached', { tabId, reason: String(reason), tabExists: false })),
+    const tell = (/** @type {boolean} */ tabExists) =>
+      relay.send(encodeEvent('tabDetached', { tabId, reason: String(reason), tabExists }));
+    const notice = chrome.tabs.get(tabId).then(
+      () => tell(true),
+      () => tell(false),
     );
+    this.detaching.set(tabId, notice);
+    notice.then(() => {
+      if (this.detaching.get(tabId) === notice) this.detaching.delete(tabId);
+    });
   }
 
   /**
