@@ -167,17 +167,25 @@ class ChallengeShown(ProviderError):
 class RateLimited(ProviderError):
     code = "rate_limited"
 
-    def __init__(self, provider: str, notice: str) -> None:
+    def __init__(self, provider: str, notice: str, *, reset: str | None = None) -> None:
+        when = (
+            f"Try again after {reset.strip()} (the site's reset time)"
+            if reset
+            else "Wait until the limit resets (the notice may say when)"
+        )
         super().__init__(
             provider,
-            f"{provider} is rate limiting this account: {notice.strip()!r}. Wait until the limit "
-            "resets (the notice may say when), or ask the other provider meanwhile.",
+            f"{provider} is rate limiting this account: {notice.strip()!r}. {when}, or ask "
+            "the other provider meanwhile.",
         )
         self.notice = notice
+        #: When the limit resets, as the site said it (a ``retry-after`` value in seconds or
+        #: an HTTP date, or the time the notice shows); None when it said nothing.
+        self.reset = reset
 
 
 class ProviderErrorTurn(ProviderError):
-    code = "provider_error_turn"
+    code = "error_turn"
 
     def __init__(self, provider: str, notice: str) -> None:
         super().__init__(
@@ -188,7 +196,7 @@ class ProviderErrorTurn(ProviderError):
 
 
 class ProviderStuck(ProviderError):
-    code = "provider_stuck"
+    code = "stuck"
 
     def __init__(self, provider: str, reason: str, attempts: int) -> None:
         what = (

@@ -207,7 +207,7 @@ async def test_gemini_stuck_every_time_is_an_error_after_the_last_retry(
     with pytest.raises(ProviderStuck, match="3 attempt"):
         await bridge.ask("gemini", QUESTION, new_chat=True)
     assert len(fakes.gemini.records) == 3
-    assert bridge.store.history()[-1]["outcome"] == "provider_stuck"
+    assert bridge.store.history()[-1]["outcome"] == "stuck"
     assert list((tmp_path / "debug").glob("gemini-*.json"))  # each stuck attempt left a dump
 
 

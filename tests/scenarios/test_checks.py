@@ -157,7 +157,7 @@ def test_unset_assertions_are_not_checked() -> None:
 
 def test_both_must_succeed_and_an_unexpected_error() -> None:
     scenario = make(provider="both", assertions={"bothMustSucceed": True, "minAnswerLength": 5})
-    outcome = run(answered(), failed("gemini", "provider_stuck", "gemini got stuck"))
+    outcome = run(answered(), failed("gemini", "stuck", "gemini got stuck"))
     checks = by_label(evaluate(scenario, outcome))
     assert checks["bothMustSucceed"] == Check(
         "bothMustSucceed",
@@ -166,7 +166,7 @@ def test_both_must_succeed_and_an_unexpected_error() -> None:
         {"chatgpt": True, "gemini": True},
     )
     assert checks["ask[gemini]"] == Check(
-        "ask", False, "provider_stuck: gemini got stuck", "an answer", "gemini"
+        "ask", False, "stuck: gemini got stuck", "an answer", "gemini"
     )
     assert checks["minAnswerLength[chatgpt]"].passed
     assert "minAnswerLength[gemini]" not in checks  # nothing to measure

@@ -448,7 +448,7 @@ def test_allure_results_have_steps_attachments_and_failure_evidence(
     provider_step = broken["steps"][0]
     assert provider_step["status"] == "failed"
     assert provider_step["steps"][-1]["status"] == "failed"
-    assert "provider_error_turn" in provider_step["steps"][-1]["statusDetails"]["message"]
+    assert "error_turn" in provider_step["steps"][-1]["statusDetails"]["message"]
     assert broken["steps"][-1]["name"] == "checks: 0 of 1 passed"
     assert broken["steps"][-1]["status"] == "failed"
     kinds = {a["name"]: a["type"] for a in broken["attachments"]}
