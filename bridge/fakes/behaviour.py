@@ -2,14 +2,15 @@
 
 This module is pure (no I/O, no clock) so the answers can be asserted exactly: the same question
 and settings always give the same markdown, and :func:`answer_lines` says which lines of text a
-reader of the rendered page sees, using the same markdown subset the pages render
-(``static/markdown.js``): paragraphs, ``#`` headings, ``-``/``1.`` lists, fenced code, ``**bold**``
-and `` `code` `` inline.
+reader of the rendered page sees, using the same GFM subset the pages render
+(``static/common.js``): paragraphs, headings, nested and task lists, fenced and indented code,
+tables, blockquotes, breaks, math, and inline markup.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -19,6 +20,7 @@ __all__ = [
     "InputKind",
     "Length",
     "Locale",
+    "Markup",
     "State",
     "answer_lines",
     "answer_markdown",
@@ -27,13 +29,15 @@ __all__ = [
 ]
 
 State = Literal["ok", "logged_out", "rate_limited", "error_turn", "stuck", "challenge"]
-Locale = Literal["en", "ja"]
+Locale = Literal["en", "ja", "de"]
 InputKind = Literal["prosemirror", "textarea"]
+Markup = Literal["current", "newest"]
 Length = Literal["short", "long"]
 
 _STATES = ("ok", "logged_out", "rate_limited", "error_turn", "stuck", "challenge")
-_LOCALES = ("en", "ja")
+_LOCALES = ("en", "ja", "de")
 _INPUT_KINDS = ("prosemirror", "textarea")
+_MARKUPS = ("current", "newest")
 _LENGTHS = ("short", "long")
 
 
@@ -60,21 +64,32 @@ class Behaviour:
     hydration_ms: int = 0
     """How long after load the composer appears."""
     state: State = "ok"
-    """``ok`` answers. ``logged_out``: a login wall instead of the composer (read at page load;
-    as a queued behaviour the site refuses the question with 401 and the page shows the wall).
-    ``rate_limited``: the site's limit message instead of an answer. ``error_turn``: "Something
-    went wrong" (ChatGPT adds a Retry button). ``stuck``: the first chunk streams, then nothing:
+    """``ok`` answers. ``logged_out`` (read at page load): ChatGPT keeps its composer (guest mode)
+    and shows "Log in" / "Sign up for free"; Gemini shows a "Sign in" link instead of the input;
+    as a queued behaviour the site refuses the question with 401. ``rate_limited``: ChatGPT's
+    send gets HTTP 429 and the page shows its limit dialog; Gemini's stream carries wire error
+    1037 and the page shows the limit as the model's reply. ``error_turn``: "Something went
+    wrong" as the answer's own text (ChatGPT adds a regenerate button). ``stuck``: the first
+    chunk streams, then nothing:
     the stop button stays and the answer never completes; Gemini's hung UI also ignores Stop.
     ``challenge``: Cloudflare's "Just a moment…" interstitial instead of the site (read at page
     load; docs/sites.md#challenge: documented for ChatGPT only, served by both fakes alike)."""
     locale: Locale = "en"
+    """The UI language. ``de`` changes only the texts with evidence (ChatGPT's limit sentence
+    with "Nutzungslimit", "Erneut versuchen"); the rest stays English."""
     input_kind: InputKind = "prosemirror"
     """ChatGPT's input: a ProseMirror-style contenteditable, or a plain textarea."""
+    markup: Markup = "current"
+    """ChatGPT's message attribute (read at page load): ``current`` is
+    ``data-message-author-role`` [C2.3]; ``newest`` is ``data-message-role``, the markup
+    seen in late September 2026 [C2.10]: a site change as the packs must absorb it
+    (an override in the state directory, no release; docs/sites.md#provider-packs)."""
 
     def __post_init__(self) -> None:
         _check_choice("state", self.state, _STATES)
         _check_choice("locale", self.locale, _LOCALES)
         _check_choice("input_kind", self.input_kind, _INPUT_KINDS)
+        _check_choice("markup", self.markup, _MARKUPS)
         _check_choice("length", self.length, _LENGTHS)
         if self.chunk_chars < 1:
             raise ValueError(f"chunk_chars must be at least 1, not {self.chunk_chars}")
@@ -212,48 +227,358 @@ def _long_sections(words: list[str], japanese: bool) -> list[str]:
     return sections
 
 
-_FENCE = re.compile(r"^```")
-_HEADING = re.compile(r"^#{1,6}\s+(?P<text>.*)$")
-_LIST_ITEM = re.compile(r"^(?:[-*]|\d+\.)\s+(?P<text>.*)$")
-_INLINE_MARKUP = re.compile(r"\*\*(.+?)\*\*|`([^`]+)`")
+# -- what a reader sees: the GFM subset of static/common.js, rule for rule ----------------------
+#
+# Blocks: paragraphs (soft breaks become spaces; two trailing spaces or a backslash break the
+# line), ATX headings, fenced code (``` or ~~~; an unclosed fence runs to the end), indented
+# code (4 columns, leading tabs to stops of 4), display math ($$ or \[ on its own line, or a
+# whole line $$…$$), thematic breaks, blockquotes, lists (bullet or ordered, nested by
+# indentation to the item's content column, task items), pipe tables. Inline: code spans,
+# math, images, links, <autolinks>, strong, em, del, backslash escapes, &entities; in text.
+# Not supported, in both: setext headings (a ``---`` line is always a break), raw HTML (shown
+# as text), reference links.
+
+_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+_FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
+_HR = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_HEADING_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_QUOTE = re.compile(r"^ {0,3}> ?")
+_LIST_ITEM = re.compile(r"^( {0,3})([-*+]|[0-9]{1,9}[.)])(?:( +)(.*))?$")
+_TASK = re.compile(r"^\[([ xX])\](?:[ \t]+|$)")
+_MATH_OPEN = re.compile(r"^ {0,3}(\$\$|\\\[)[ \t]*$")
+_MATH_LINE = re.compile(r"^ {0,3}(?:\$\$(.*\S.*)\$\$|\\\[(.*\S.*)\\\])[ \t]*$")
+_DELIMITER_CELL = re.compile(r"^:?-+:?$")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_INLINE = re.compile(
+    "|".join(
+        [
+            r"(?<!`)(?P<tick>`+)(?!`)(?P<code>.+?)(?<!`)(?P=tick)(?!`)",
+            r"\\\((?P<math_paren>.+?)\\\)",
+            r"\$\$(?P<math_dollars>.+?)\$\$",
+            r"(?<![\\$])\$(?P<math_dollar>[^\s$](?:[^$]*?[^\s$\\])?)\$(?![0-9$])",
+            r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^()\s]*)(?:\s+\"[^\"]*\")?\)",
+            r"\[(?P<label>[^\]]+)\]\((?P<href>[^()\s]*)(?:\s+\"[^\"]*\")?\)",
+            r"<(?P<autolink>https?://[^>\s]+)>",
+            r"\*\*(?=\S)(?P<strong>.+?)(?<=\S)\*\*",
+            r"__(?=\S)(?P<strong2>.+?)(?<=\S)__",
+            r"~~(?=\S)(?P<dele>.+?)(?<=\S)~~",
+            r"\*(?=[^\s*])(?P<em>.+?)(?<=[^\s*])\*",
+            r"(?<![A-Za-z0-9])_(?=[^\s_])(?P<em2>.+?)(?<=[^\s_])_(?![A-Za-z0-9])",
+            r"\\(?P<escaped>[!-/:-@\[-`{-~])",
+        ]
+    )
+)
+# What a browser collapses in normal flow (not NBSP, not the ideographic space).
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_BACKSLASH_BREAK = re.compile(r"(?<!\\)(?:\\\\)*\\$")
+_LEAD = re.compile(r"^[ \t]*")
+_WHITESPACE = re.compile(r"[ \t\n\r\f]+")
+
+
+def _plain_text(text: str) -> str:
+    return _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
 
 
 def _plain_inline(text: str) -> str:
-    return _INLINE_MARKUP.sub(lambda m: m.group(1) or m.group(2), text)
+    """The text inline markdown shows: markers gone, entities decoded, images invisible, math
+    as its TeX; a hard break stays a newline."""
+    shown: list[str] = []
+    last = 0
+    for match in _INLINE.finditer(text):
+        shown.append(_plain_text(text[last : match.start()]))
+        shown.append(_plain_span(match))
+        last = match.end()
+    shown.append(_plain_text(text[last:]))
+    return "".join(shown)
+
+
+def _plain_span(match: re.Match[str]) -> str:
+    groups = match.groupdict()
+    if groups["code"] is not None:
+        return str(groups["code"])
+    for name in ("math_paren", "math_dollars", "math_dollar"):
+        if groups[name] is not None:
+            return str(groups[name]).replace("\n", " ").strip()
+    if groups["alt"] is not None:
+        return ""
+    if groups["label"] is not None:
+        return _plain_inline(groups["label"])
+    if groups["autolink"] is not None:
+        return str(groups["autolink"])
+    if groups["escaped"] is not None:
+        return str(groups["escaped"])
+    inner = next(
+        groups[name]
+        for name in ("strong", "strong2", "dele", "em", "em2")
+        if groups[name] is not None
+    )
+    return _plain_inline(inner)
+
+
+def _shown_lines(inline: str) -> list[str]:
+    """The rendered lines of inline text (more than one after hard breaks), with whitespace
+    collapsed as a browser lays it out."""
+    return [_WHITESPACE.sub(" ", part).strip() for part in _plain_inline(inline).split("\n")]
+
+
+def _shown(inline: str) -> str:
+    return " ".join(_shown_lines(inline))
+
+
+def _join_paragraph(lines: list[str]) -> str:
+    """A paragraph as one inline text: soft breaks are spaces, hard ones newlines."""
+    text = ""
+    for index, line in enumerate(lines):
+        part = line.strip()
+        separator = " "
+        if index < len(lines) - 1:
+            if line.endswith("  "):
+                separator = "\n"
+            elif _BACKSLASH_BREAK.search(part):
+                part = part[:-1].rstrip()
+                separator = "\n"
+        text += part + (separator if index < len(lines) - 1 else "")
+    return text
+
+
+def _expand_tabs(text: str) -> str:
+    lead = _LEAD.match(text)
+    assert lead is not None
+    if "\t" not in lead.group(0):
+        return text
+    column = 0
+    for char in lead.group(0):
+        column = column + 4 - column % 4 if char == "\t" else column + 1
+    return " " * column + text[lead.end() :]
+
+
+@dataclass(frozen=True)
+class _Marker:
+    kind: str
+    content_indent: int
+    content: str
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
+
+
+def _fence(text: str) -> re.Match[str] | None:
+    fence = _FENCE.match(text)
+    if fence and fence.group(2)[0] == "`" and "`" in fence.group(3):
+        return None
+    return fence
+
+
+def _list_marker(text: str) -> _Marker | None:
+    if _HR.match(text):
+        return None
+    match = _LIST_ITEM.match(text)
+    if not match:
+        return None
+    indent = len(match.group(1))
+    marker = match.group(2)
+    ordered = marker[0].isdigit()
+    spaces, rest = match.group(3), match.group(4)
+    if spaces is None:
+        content_indent, content = indent + len(marker) + 1, ""
+    elif len(spaces) > 4:
+        content_indent, content = indent + len(marker) + 1, spaces[1:] + rest
+    else:
+        content_indent, content = indent + len(marker) + len(spaces), rest
+    kind = ("o" + marker[-1]) if ordered else ("u" + marker)
+    return _Marker(kind, content_indent, content)
+
+
+def _cells(row: str) -> list[str]:
+    text = row.strip()
+    if text.startswith("|"):
+        text = text[1:]
+    if text.endswith("|") and not text.endswith("\\|"):
+        text = text[:-1]
+    return [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(text)]
+
+
+def _table_starts(lines: list[str], i: int) -> bool:
+    if i + 1 >= len(lines) or "|" not in lines[i]:
+        return False
+    delimiter = lines[i + 1]
+    if "-" not in delimiter or _indent(delimiter) > 3:
+        return False
+    cells = _cells(delimiter)
+    return all(_DELIMITER_CELL.match(c) for c in cells) and len(cells) == len(_cells(lines[i]))
+
+
+def _starts_other_block(text: str) -> bool:
+    return bool(
+        _fence(text)
+        or _HR.match(text)
+        or _HEADING.match(text)
+        or _QUOTE.match(text)
+        or _MATH_OPEN.match(text)
+        or _MATH_LINE.match(text)
+        or _list_marker(text)
+    )
+
+
+def _block_starts(lines: list[str], i: int) -> bool:
+    return _starts_other_block(lines[i]) or _table_starts(lines, i)
+
+
+def _drop_indent(text: str, count: int) -> str:
+    return text[min(count, _indent(text)) :]
+
+
+def _block_lines(lines: list[str]) -> list[str]:
+    """The rendered lines of the blocks in ``lines`` (container prefixes already removed)."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        text = lines[i]
+        if not text.strip():
+            i += 1
+            continue
+        if _indent(text) >= 4:
+            body: list[str] = []
+            while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) >= 4):
+                body.append(_drop_indent(lines[i], 4).strip())
+                i += 1
+            out.extend(body)
+            continue
+        fence = _fence(text)
+        if fence:
+            indent, marker = len(fence.group(1)), fence.group(2)
+            i += 1
+            while i < len(lines):
+                close = _FENCE_CLOSE.match(lines[i])
+                if close and close.group(1)[0] == marker[0] and len(close.group(1)) >= len(marker):
+                    i += 1
+                    break
+                out.append(_drop_indent(lines[i], indent).strip())
+                i += 1
+            continue
+        math_line = _MATH_LINE.match(text)
+        if math_line:
+            out.append(_WHITESPACE.sub(" ", math_line.group(1) or math_line.group(2)).strip())
+            i += 1
+            continue
+        math_open = _MATH_OPEN.match(text)
+        if math_open:
+            closer = "$$" if math_open.group(1) == "$$" else "\\]"
+            body = []
+            i += 1
+            while i < len(lines):
+                inner = lines[i].rstrip()
+                i += 1
+                if inner.endswith(closer):
+                    body.append(inner[: -len(closer)])
+                    break
+                body.append(lines[i - 1])
+            out.append(_WHITESPACE.sub(" ", "\n".join(body)).strip())
+            continue
+        if _HR.match(text):
+            i += 1
+            continue
+        heading = _HEADING.match(text)
+        if heading:
+            out.append(_shown(_HEADING_CLOSE.sub("", heading.group(2) or "").strip()))
+            i += 1
+            continue
+        if _QUOTE.match(text):
+            inner_lines: list[str] = []
+            while i < len(lines):
+                prefix = _QUOTE.match(lines[i])
+                if not prefix:
+                    break
+                inner_lines.append(lines[i][prefix.end() :])
+                i += 1
+            out.extend(_block_lines(inner_lines))
+            continue
+        if _table_starts(lines, i):
+            header = _cells(text)
+            rows = [header]
+            i += 2
+            while (
+                i < len(lines)
+                and lines[i].strip()
+                and "|" in lines[i]
+                and not _starts_other_block(lines[i])
+            ):
+                cells = _cells(lines[i])
+                rows.append([cells[n] if n < len(cells) else "" for n in range(len(header))])
+                i += 1
+            out.extend("\t".join(_shown(cell) for cell in row).strip() for row in rows)
+            continue
+        marker = _list_marker(text)
+        if marker:
+            i = _list_lines(lines, i, marker, out)
+            continue
+        paragraph = [text]
+        i += 1
+        while i < len(lines) and lines[i].strip() and not _block_starts(lines, i):
+            paragraph.append(lines[i])
+            i += 1
+        out.extend(_shown_lines(_join_paragraph(paragraph)))
+    return out
+
+
+def _list_lines(lines: list[str], i: int, first: _Marker, out: list[str]) -> int:
+    """Append a list's lines to ``out``; return the index after the list."""
+    while i < len(lines):
+        marker = _list_marker(lines[i])
+        if not marker or marker.kind != first.kind:
+            break
+        content = marker.content
+        task = _TASK.match(content)
+        if task:
+            content = content[task.end() :]
+        item = [content]
+        j = i + 1
+        while j < len(lines):
+            text = lines[j]
+            if not text.strip():
+                k = j
+                while k < len(lines) and not lines[k].strip():
+                    k += 1
+                if k < len(lines) and _indent(lines[k]) >= marker.content_indent:
+                    item.extend("" for _ in range(j, k))
+                    j = k
+                    continue
+                break
+            if _indent(text) >= marker.content_indent:
+                item.append(_drop_indent(text, marker.content_indent))
+                j += 1
+                continue
+            if item[-1].strip() and not _block_starts(lines, j):  # lazy continuation
+                item.append(text.lstrip(" "))
+                j += 1
+                continue
+            break
+        out.extend(_block_lines(item))
+        i = j
+        k = i
+        while k < len(lines) and not lines[k].strip():
+            k += 1
+        if k > i and k < len(lines):
+            following = _list_marker(lines[k])
+            if following and following.kind == first.kind:
+                i = k
+                continue
+            break
+    return i
 
 
 def answer_lines(markdown: str) -> list[str]:
-    """The non-empty lines of text, stripped, that the rendered markdown shows a reader.
+    """The non-empty lines of text, stripped, that the rendered answer shows a reader.
 
-    Comparing these with the stripped non-empty lines of an extracted answer is independent of
-    how a browser lays out whitespace between blocks. Paragraph lines join with a space, as
-    markdown's soft line breaks do.
+    The same GFM subset the fake pages render (``static/common.js``): each paragraph, heading,
+    list item's paragraph, table row (cells joined by a tab, as ``innerText`` joins them) and
+    display formula is one line; code blocks keep their lines; thematic breaks and images show
+    nothing; math shows its TeX source without delimiters; runs of whitespace are one space.
+    What a site adds around the answer (code-block headers, copy buttons, KaTeX's visual copy)
+    is not the answer's text. Comparing these lines with the stripped non-empty lines of an
+    extracted answer is independent of how a browser lays out whitespace between blocks.
     """
-    lines: list[str] = []
-    paragraph: list[str] = []
-    in_code = False
-
-    def flush() -> None:
-        if paragraph:
-            lines.append(_plain_inline(" ".join(paragraph)).strip())
-            paragraph.clear()
-
-    for raw in markdown.split("\n"):
-        if _FENCE.match(raw):
-            flush()
-            in_code = not in_code
-            continue
-        if in_code:
-            lines.append(raw.strip())
-            continue
-        if not raw.strip():
-            flush()
-            continue
-        block = _HEADING.match(raw) or _LIST_ITEM.match(raw)
-        if block:
-            flush()
-            lines.append(_plain_inline(block.group("text")).strip())
-            continue
-        paragraph.append(raw.strip())
-    flush()
-    return [line for line in lines if line]
+    lines = [_expand_tabs(line) for line in markdown.split("\n")]
+    return [line.strip() for line in _block_lines(lines) if line.strip()]

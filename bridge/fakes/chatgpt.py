@@ -1,11 +1,13 @@
 """The fake ``chatgpt.com``: its pages, its conversation API and its server-sent event stream.
 
 The answer travels the way the real site sends it: the page POSTs the question to
-``/backend-api/conversation`` and reads a ``text/event-stream`` response in ChatGPT's "v1" delta
-encoding (a message is added, then its text is appended to chunk by chunk, then its status is
-patched to finished), so a later driver can read answers from the network as well as the DOM.
-The response header ``x-fake-question-id`` names the question's record so the page can report
-what it showed; it is the only fake-specific part of the exchange.
+``/backend-api/f/conversation`` (SITE-FACTS C7.1; the legacy ``/backend-api/conversation`` still
+answers for now) and reads a ``text/event-stream`` response in ChatGPT's "v1" delta encoding,
+encoded by :mod:`bridge.fakes.wire` as the evidence describes it (C7.3, C7.4, C3.7;
+docs/sites.md#chatgpt-network), so drivers can read answers from the network as well as the
+DOM. A usage limit is HTTP 429 with ``retry-after`` (C5.10). The response header
+``x-fake-question-id`` names the question's record so the page can report what it showed; it
+is the only fake-specific part of the exchange.
 """
 
 from __future__ import annotations
@@ -23,93 +25,58 @@ from starlette.routing import BaseRoute, Route, Router
 from bridge.fakes.controller import QuestionRecord, SiteController
 from bridge.fakes.pages import common_routes, page_response
 from bridge.fakes.streaming import Live, chunks
+from bridge.fakes.wire import ChatGPTWire
 
-__all__ = ["ERROR_TEXT", "RATE_LIMIT_TEXT", "chatgpt_app"]
+__all__ = ["ERROR_TEXT", "RATE_LIMIT_TEXT", "RETRY_AFTER_S", "chatgpt_app"]
 
 ERROR_TEXT = (
     "Something went wrong while generating the response. If this issue persists please "
     "contact us through our help center at help.openai.com."
 )
 RATE_LIMIT_TEXT = "You've reached our limit of messages per hour. Please try again later."
-_MODEL = "gpt-5-thinking"
-_TEXT_PATH = "/message/content/parts/0"
-
-
-def _sse(data: Any, event: str | None = None) -> str:
-    head = f"event: {event}\n" if event else ""
-    payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    return f"{head}data: {payload}\n\n"
-
-
-def _message(
-    message_id: str, content: dict[str, Any], metadata: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    return {
-        "id": message_id,
-        "author": {"role": "assistant", "name": None, "metadata": {}},
-        "create_time": time.time(),
-        "content": content,
-        "status": "in_progress",
-        "end_turn": None,
-        "metadata": {"model_slug": _MODEL, **(metadata or {})},
-        "recipient": "all",
-    }
-
-
-def _add(message: dict[str, Any], conversation_id: str) -> str:
-    delta = {"p": "", "o": "add", "v": {"message": message, "conversation_id": conversation_id}}
-    return _sse(delta, "delta")
-
-
-def _finish(status: str = "finished_successfully") -> str:
-    patch = [
-        {"p": "/message/status", "o": "replace", "v": status},
-        {"p": "/message/end_turn", "o": "replace", "v": True},
-    ]
-    return _sse({"p": "", "o": "patch", "v": patch}, "delta")
+RETRY_AFTER_S = 60
+"""What the fake's 429 says in ``retry-after`` (SITE-FACTS C5.10)."""
 
 
 async def _answer_stream(
-    record: QuestionRecord, controller: SiteController, live: Live
+    record: QuestionRecord, controller: SiteController, live: Live, title: str | None
 ) -> AsyncIterator[str]:
     behaviour = record.behaviour
-    conversation_id = record.conversation_id
     interval = behaviour.chunk_interval_ms / 1000
-    yield _sse('"v1"', "delta_encoding")
+    wire = ChatGPTWire(record.conversation_id, title=title)
+    yield wire.preamble()
     if behaviour.state == "error_turn":
-        yield _add(_message(record.id, {"content_type": "text", "parts": [""]}), conversation_id)
+        yield wire.answer_start(record.id)
         await live.pause(interval)
-        yield _sse({"error": ERROR_TEXT, "conversation_id": conversation_id})
-        yield _sse("[DONE]")
+        yield wire.error(ERROR_TEXT)
         return
     if behaviour.thinking_ms:
-        thoughts_id = str(uuid.uuid4())
-        thinking = {"reasoning_status": "is_reasoning"}
-        yield _add(_message(thoughts_id, {"content_type": "thoughts"}, thinking), conversation_id)
+        yield wire.thoughts(str(uuid.uuid4()))
         started = time.monotonic()
         try:
             await live.pause(behaviour.thinking_ms / 1000, live.skip_event(record.id))
         finally:  # also when the page goes away mid-thought
             live.forget(record.id)
         seconds = max(1, round(time.monotonic() - started))
-        recap = {"content_type": "reasoning_recap", "content": f"Thought for {seconds}s"}
-        ended = {"reasoning_status": "reasoning_ended", "finished_duration_sec": seconds}
-        yield _add(_message(str(uuid.uuid4()), recap, ended), conversation_id)
-    yield _add(_message(record.id, {"content_type": "text", "parts": [""]}), conversation_id)
+        yield wire.recap(str(uuid.uuid4()), seconds)
+    yield wire.answer_start(record.id)
     sent = ""
     for chunk in chunks(record.answer, behaviour.chunk_chars):
         if await live.pause(interval):
             return
-        # After the first append the real stream abbreviates: no path or op means "same again".
-        yield _sse({"v": chunk} if sent else {"p": _TEXT_PATH, "o": "append", "v": chunk}, "delta")
+        yield wire.append(chunk)
         sent += chunk
         controller.answer_sent(record, sent)
         if behaviour.state == "stuck":
             await live.hold()
             return
-    yield _finish()
-    yield _sse({"type": "message_stream_complete", "conversation_id": conversation_id})
-    yield _sse("[DONE]")
+    yield wire.finish()
+
+
+def _title(question: str) -> str:
+    """A chat title made of the question's first words (the real one is generated)."""
+    words = question.split()
+    return " ".join(words[:6]) or "New chat"
 
 
 def _question_text(body: dict[str, Any]) -> str:
@@ -143,15 +110,19 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
             return JSONResponse({"detail": "bad request"}, status_code=400)
         if controller.behaviour.state == "logged_out":
             return JSONResponse({"detail": "Unauthorized"}, status_code=401)
+        # C7.2: a new chat's request has no conversation_id; new chats get a title (C7.4).
+        title = None if body.get("conversation_id") else _title(text)
         record = controller.open_question(text, body.get("conversation_id"))
         headers = {"x-fake-question-id": record.id, "cache-control": "no-cache"}
         if record.behaviour.state == "rate_limited":
+            # Plain HTTP 429 with retry-after, as the backend API limits (C5.10).
             detail = {"message": RATE_LIMIT_TEXT, "code": "rate_limit_exceeded"}
+            headers["retry-after"] = str(RETRY_AFTER_S)
             return JSONResponse({"detail": detail}, status_code=429, headers=headers)
         if record.behaviour.state == "logged_out":
             return JSONResponse({"detail": "Unauthorized"}, status_code=401, headers=headers)
         return StreamingResponse(
-            _answer_stream(record, controller, live),
+            _answer_stream(record, controller, live, title),
             media_type="text/event-stream; charset=utf-8",
             headers=headers,
         )
@@ -167,6 +138,9 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
     routes: list[BaseRoute] = [
         Route("/", page, methods=["GET"]),
         Route("/c/{conversation_id}", page, methods=["GET"]),
+        # The real send endpoint (C7.1); the legacy path still answers here until the page
+        # has moved to the new one (the real site answers it 403).
+        Route("/backend-api/f/conversation", ask, methods=["POST"]),
         Route("/backend-api/conversation", ask, methods=["POST"]),
         Route("/backend-api/conversation/skip_thinking", skip_thinking, methods=["POST"]),
         Route("/backend-api/conversation/{conversation_id}", conversation_history, methods=["GET"]),

@@ -1,19 +1,20 @@
 """The fake ``gemini.google.com``: its pages, and its chunked ``StreamGenerate`` response.
 
 As on the real site, the page POSTs a form with an ``f.req`` field (JSON inside JSON) and reads
-a chunked response that starts with the anti-JSON-hijacking prefix ``)]}'`` and carries
-length-prefixed frames (``<length>\\n<frame>\\n``, the length counted in UTF-16 code units as
-JavaScript strings count). Each frame holds the *whole* answer so far, not a delta, as Gemini's
-do. Earlier turns of ``/app/<id>`` come from the ``batchexecute`` RPC ``hNvQHb``, in a simplified
-payload. The response header ``x-fake-question-id`` names the question's record for the page's
-reports.
+a chunked response encoded by :mod:`bridge.fakes.wire` as the evidence describes it
+(SITE-FACTS G7.2, G3.5, G5.5; docs/sites.md#gemini-network): the anti-JSON-hijacking prefix
+``)]}'``, then length-prefixed frames (``<n>\\n<json>\\n``, n counting the UTF-16 code units
+after the digits, both newlines included), each ``wrb.fr`` chunk holding the *whole* answer so
+far, an empty placeholder first and the last one marked finished. Errors, the usage limit among
+them, are wire error codes inside an HTTP 200 stream (G5.5), not HTTP statuses. Earlier turns
+of ``/app/<id>`` come from the ``batchexecute`` RPC ``hNvQHb``, in a simplified payload. The
+response header ``x-fake-question-id`` names the question's record for the page's reports.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
 from urllib.parse import parse_qs
 
 from starlette.requests import Request
@@ -23,30 +24,27 @@ from starlette.routing import BaseRoute, Route, Router
 from bridge.fakes.controller import QuestionRecord, SiteController
 from bridge.fakes.pages import common_routes, page_response
 from bridge.fakes.streaming import Live, chunks
+from bridge.fakes.wire import GEMINI_PREFIX, GeminiWire, frame
 
-__all__ = ["HISTORY_PATH", "STREAM_PATH", "frame", "gemini_app"]
+__all__ = [
+    "ERROR_CODE",
+    "HISTORY_PATH",
+    "RATE_LIMIT_CODE",
+    "STREAM_PATH",
+    "frame",
+    "gemini_app",
+]
 
 STREAM_PATH = "/_/BardChatUi/data/assistant.lamda.BardFrontendService/StreamGenerate"
 HISTORY_PATH = "/_/BardChatUi/data/batchexecute"
-_PREFIX = ")]}'\n\n"
-_ERROR_CODE = 13  # what the real stream carries for "Something went wrong"
+# Wire error codes (SITE-FACTS G5.5): "Something went wrong" is a temporary error, and the
+# usage limit is 1037, both inside an HTTP 200 stream as the real StreamGenerate sends them.
+ERROR_CODE = 1013
+RATE_LIMIT_CODE = 1037
 
 
-def frame(payload: Any) -> str:
-    """One length-prefixed frame of a Gemini response."""
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n"
-    return f"{len(text.encode('utf-16-le')) // 2}\n{text}"
-
-
-def _answer_frame(record: QuestionRecord, text: str) -> str:
-    inner = [
-        None,
-        [f"c_{record.conversation_id}", f"r_{record.id}"],
-        None,
-        None,
-        [[f"rc_{record.id}", [text]]],
-    ]
-    return frame([["wrb.fr", None, json.dumps(inner, ensure_ascii=False, separators=(",", ":"))]])
+def _wire(record: QuestionRecord) -> GeminiWire:
+    return GeminiWire(f"c_{record.conversation_id}", f"r_{record.id}", f"rc_{record.id}")
 
 
 async def _answer_stream(
@@ -54,22 +52,28 @@ async def _answer_stream(
 ) -> AsyncIterator[str]:
     behaviour = record.behaviour
     interval = behaviour.chunk_interval_ms / 1000
-    yield _PREFIX
-    if behaviour.state == "error_turn":
+    wire = _wire(record)
+    yield wire.prefix()
+    if behaviour.state in ("error_turn", "rate_limited"):
         await live.pause(interval)
-        yield frame([["wrb.fr", None, None, None, None, [_ERROR_CODE]]])
+        yield wire.error(ERROR_CODE if behaviour.state == "error_turn" else RATE_LIMIT_CODE)
+        yield wire.trailer()
         return
+    yield wire.placeholder()
+    pieces = list(chunks(record.answer, behaviour.chunk_chars)) or [""]
     sent = ""
-    for chunk in chunks(record.answer, behaviour.chunk_chars):
+    for index, piece in enumerate(pieces):
         if await live.pause(interval):
             return
-        sent += chunk
-        yield _answer_frame(record, sent)
+        sent += piece
+        # A stuck answer hangs after its first chunk: it never says it is finished.
+        last = index == len(pieces) - 1 and behaviour.state != "stuck"
+        yield wire.chunk(sent, final=last)
         controller.answer_sent(record, sent)
         if behaviour.state == "stuck":
             await live.hold()
             return
-    yield frame([["e", 4, None, None, len(sent)]])
+    yield wire.trailer()
 
 
 def _form_field(body: bytes, name: str) -> str:
@@ -110,8 +114,6 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
             "x-fake-state": record.behaviour.state,
             "cache-control": "no-cache",
         }
-        if record.behaviour.state == "rate_limited":
-            return JSONResponse({"error": "RESOURCE_EXHAUSTED"}, status_code=429, headers=headers)
         if record.behaviour.state == "logged_out":
             return JSONResponse({"error": "unauthenticated"}, status_code=401, headers=headers)
         return StreamingResponse(
@@ -132,7 +134,9 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
             return JSONResponse({"error": "NOT_FOUND"}, status_code=404)
         turns = [[exchange.question, exchange.answer] for exchange in exchanges]
         payload = [["wrb.fr", "hNvQHb", json.dumps(turns, ensure_ascii=False)]]
-        return Response(_PREFIX + frame(payload), media_type="application/json; charset=utf-8")
+        return Response(
+            GEMINI_PREFIX + frame(payload), media_type="application/json; charset=utf-8"
+        )
 
     routes: list[BaseRoute] = [
         Route("/", root, methods=["GET"]),

@@ -54,6 +54,7 @@ def page_response(site: str, behaviour: Behaviour) -> Response:
         "site": site,
         "locale": behaviour.locale,
         "inputKind": behaviour.input_kind,
+        "markup": behaviour.markup,
         "loggedOut": behaviour.state == "logged_out",
         "hydrationMs": behaviour.hydration_ms,
     }

@@ -113,10 +113,36 @@ def test_every_answer_ends_with_a_reference_unique_to_the_question() -> None:
         ("```python\ndef f():\n\n    return 1\n```", ["def f():", "return 1"]),
         ("Intro\n```\nunterminated code", ["Intro", "unterminated code"]),
         ("", []),
+        # Nested lists: one line per item, whatever the depth or marker.
+        ("- a\n  - b\n    1. c\n* d", ["a", "b", "c", "d"]),
+        ("1. a\n\n   more of a\n2. b", ["a", "more of a", "b"]),
+        ("- [ ] open\n- [x] done", ["open", "done"]),
+        # Tables: a row is its cells joined by a tab, as innerText joins them.
+        ("| a | b |\n|:-|-:|\n| 1 | `x \\| y` |\n| only |", ["a\tb", "1\tx | y", "only"]),
+        ("a | b\nnot a delimiter", ["a | b not a delimiter"]),
+        ("> quoted\n> > deeper\n\n---\n\nafter", ["quoted", "deeper", "after"]),
+        # Inline: markers go, links keep their text, images show nothing, math its TeX.
+        (
+            "*em* _em_ ~~del~~ snake_case [link](u) ![img](i.png) <https://a.b>",
+            ["em em del snake_case link https://a.b"],
+        ),
+        ("$x^2$ and \\(y\\), $5 and $10", ["x^2 and y, $5 and $10"]),
+        ("$$\nE = mc^2\n$$\n\\[\na\nb\n\\]\n$$c$$", ["E = mc^2", "a b", "c"]),
+        ("&lt;b&gt; &amp; `&amp;` \\*x\\*", ["<b> & &amp; *x*"]),
+        # Hard breaks split a paragraph; soft ones do not.
+        ("one  \ntwo\\\nthree\nfour", ["one", "two", "three four"]),
+        # Indented code (tabs to stops of 4), never inside a paragraph.
+        ("text\n\n    code\n\tmore\n\nend", ["text", "code", "more", "end"]),
+        ("text\n    continued", ["text continued"]),
+        ("# Title #\n#tag", ["Title", "#tag"]),
     ],
 )
 def test_answer_lines_are_the_text_a_reader_sees(markdown: str, lines: list[str]) -> None:
     assert answer_lines(markdown) == lines
+
+
+def test_german_is_a_locale() -> None:
+    assert Behaviour(locale="de").locale == "de"
 
 
 @given(st.text(max_size=200))

@@ -20,8 +20,10 @@ from urllib.parse import quote
 import pytest
 
 from bridge.fakes import Behaviour, FakeSites
-from bridge.fakes.chatgpt import ERROR_TEXT, RATE_LIMIT_TEXT
-from bridge.fakes.gemini import HISTORY_PATH, STREAM_PATH
+from bridge.fakes.chatgpt import ERROR_TEXT, RATE_LIMIT_TEXT, RETRY_AFTER_S
+from bridge.fakes.gemini import ERROR_CODE, HISTORY_PATH, RATE_LIMIT_CODE, STREAM_PATH
+from bridge.providers.streams import chatgpt_answer as parse_chatgpt
+from bridge.providers.streams import gemini_answer as parse_gemini
 from bridge.waiting import scaled
 
 CHATGPT = "chatgpt.com"
@@ -84,9 +86,13 @@ def request(
 
 @contextlib.contextmanager
 def ask_chatgpt(
-    sites: FakeSites, text: str, conversation_id: str | None = None
+    sites: FakeSites,
+    text: str,
+    conversation_id: str | None = None,
+    path: str = "/backend-api/f/conversation",
 ) -> Iterator[http.client.HTTPResponse]:
-    """POST a question as the page does; the stream is the caller's to read while open."""
+    """POST a question as the page does (SITE-FACTS C7.1: the ``f/`` path); the stream is the
+    caller's to read while open."""
     body = {
         "action": "next",
         "messages": [{"author": {"role": "user"}, "content": {"parts": [text]}}],
@@ -96,7 +102,7 @@ def ask_chatgpt(
     try:
         connection.request(
             "POST",
-            "/backend-api/conversation",
+            path,
             body=json.dumps(body),
             headers={"Host": CHATGPT, "Content-Type": "application/json"},
         )
@@ -129,11 +135,20 @@ def chatgpt_answer(sites: FakeSites, text: str, conversation_id: str | None = No
 
 
 def appended_text(events: list[Any]) -> str:
-    return "".join(
-        data["v"]
-        for name, data in events
-        if name == "delta" and isinstance(data, dict) and isinstance(data.get("v"), str)
-    )
+    """The text the deltas append: full ops, ``{"v": …}`` shorthands and ops in batches."""
+    pieces = []
+    for name, data in events:
+        if name != "delta" or not isinstance(data, dict):
+            continue
+        if isinstance(data.get("v"), str):
+            pieces.append(data["v"])
+        elif data.get("o") == "patch":
+            pieces.extend(
+                op["v"]
+                for op in data["v"]
+                if op["p"] == "/message/content/parts/0" and op["o"] == "append"
+            )
+    return "".join(pieces)
 
 
 @contextlib.contextmanager
@@ -164,17 +179,18 @@ def gemini_answer(
 
 
 def gemini_frames(text: str) -> list[Any]:
-    """Split a Gemini response into its frames, checking the UTF-16 length prefixes."""
+    """Split a Gemini response into its frames, checking the UTF-16 length prefixes: n counts
+    the code units after the digits, both newlines included (SITE-FACTS G7.2, HYG)."""
     assert text.startswith(")]}'\n\n")
     rest = text[len(")]}'\n\n") :]
     frames = []
     while rest:
-        length_text, rest = rest.split("\n", 1)
-        units = int(length_text)
-        encoded = rest.encode("utf-16-le")
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        units = int(rest[:digits])
+        encoded = rest[digits:].encode("utf-16-le")
         frame = encoded[: units * 2].decode("utf-16-le")
         rest = encoded[units * 2 :].decode("utf-16-le")
-        assert frame.endswith("\n")
+        assert frame.startswith("\n") and frame.endswith("\n")
         frames.append(json.loads(frame))
     return frames
 
@@ -286,18 +302,55 @@ def test_chatgpt_streams_the_answer_as_server_sent_events(fakes: FakeSites) -> N
     assert record.id == question_id
     assert record.text == "Explain TCP and UDP"
     assert before <= record.received_at <= time.time()
+    # SITE-FACTS C7.3/C7.4: the encoding, then the resume token first.
     assert events[0] == ("delta_encoding", "v1")
-    name, added = events[1]
+    assert events[1][1]["type"] == "resume_conversation_token"
+    name, added = events[2]
     assert (name, added["o"]) == ("delta", "add")
-    assert added["v"]["message"]["id"] == record.id
+    message = added["v"]["message"]
+    assert message["id"] == record.id
+    assert (message["content"], message["status"], message["channel"]) == (
+        {"content_type": "text", "parts": [""]},
+        "in_progress",
+        "final",
+    )
     assert added["v"]["conversation_id"] == record.conversation_id
-    assert events[2][1]["p"] == "/message/content/parts/0"
+    assert events[3][1]["type"] == "message_marker"
+    assert events[4][1] == {
+        "p": "/message/content/parts/0",
+        "o": "append",
+        "v": record.answer[: Behaviour().chunk_chars],
+    }
+    assert events[5][1]["type"] == "title_generation"  # a new chat gets a title
+    assert set(events[6][1]) == {"v"}  # then the shorthand
     assert appended_text(events) == record.answer
-    patch = events[-3][1]
+    patch = events[-4][1]
     assert {"p": "/message/status", "o": "replace", "v": "finished_successfully"} in patch["v"]
+    assert {"p": "/message/end_turn", "o": "replace", "v": True} in patch["v"]
+    assert events[-3][1]["type"] == "server_ste_metadata"
     assert events[-2][1]["type"] == "message_stream_complete"
     assert events[-1] == ("message", "[DONE]")
     assert record.first_token_at is None  # only a page reports what it showed
+
+
+def test_chatgpt_batches_some_appends_and_the_parser_reads_them_all(fakes: FakeSites) -> None:
+    fakes.chatgpt.set_behaviour(Behaviour(chunk_chars=5, chunk_interval_ms=0))
+    with ask_chatgpt(fakes, "Explain the OSI model") as response:
+        body = response.read().decode("utf-8")
+    [record] = fakes.chatgpt.records
+    assert '"o": "patch", "v": [{"p": "/message/content/parts/0", "o": "append"' in body
+    parsed = parse_chatgpt(body)
+    assert parsed is not None
+    assert (parsed.text, parsed.complete, parsed.message_id) == (record.answer, True, record.id)
+    assert parsed.conversation_id == record.conversation_id
+
+
+def test_the_legacy_send_path_still_answers(fakes: FakeSites) -> None:
+    with ask_chatgpt(fakes, "Hello", path="/backend-api/conversation") as response:
+        assert response.status == 200
+        body = response.read().decode("utf-8")
+    parsed = parse_chatgpt(body)
+    assert parsed is not None and parsed.text == fakes.chatgpt.records[0].answer
 
 
 def test_chatgpt_streams_chunks_of_the_set_size(fakes: FakeSites) -> None:
@@ -364,6 +417,7 @@ def test_a_rate_limited_question_gets_the_limit_message(fakes: FakeSites) -> Non
     fakes.chatgpt.queue(Behaviour(state="rate_limited"))
     with ask_chatgpt(fakes, "Hello") as response:
         assert response.status == 429
+        assert response.getheader("retry-after") == str(RETRY_AFTER_S)  # SITE-FACTS C5.10
         assert json.loads(response.read())["detail"]["message"] == RATE_LIMIT_TEXT
         question_id = response.getheader("x-fake-question-id")
     [record] = fakes.chatgpt.records
@@ -377,6 +431,9 @@ def test_an_error_turn_streams_an_error(fakes: FakeSites) -> None:
     assert errors == [{"error": ERROR_TEXT, "conversation_id": errors[0]["conversation_id"]}]
     assert appended_text(events) == ""
     assert events[-1] == ("message", "[DONE]")
+    assert not any(
+        isinstance(d, dict) and d.get("type") == "message_stream_complete" for _, d in events
+    )
 
 
 def test_a_logged_out_site_refuses_questions(fakes: FakeSites) -> None:
@@ -425,19 +482,32 @@ def test_gemini_streams_length_prefixed_frames_of_the_whole_answer_so_far(
         assert response.status == 200
         assert response.getheader("transfer-encoding") == "chunked"
         question_id = response.getheader("x-fake-question-id")
-        frames = gemini_frames(response.read().decode("utf-8"))
+        body = response.read().decode("utf-8")
+        frames = gemini_frames(body)
     [record] = fakes.gemini.records
     assert record.id == question_id
     texts = []
-    for frame in frames[:-1]:
+    finals = []
+    for frame in frames[:-2]:
         kind, _, payload = frame[0]
         assert kind == "wrb.fr"
         inner = json.loads(payload)
-        assert inner[1][0] == f"c_{record.conversation_id}"
+        assert inner[1] == [f"c_{record.conversation_id}", f"r_{record.id}"]
+        assert inner[4][0][0] == f"rc_{record.id}"
         texts.append(inner[4][0][1][0])
-    assert texts == [answer[: 9 * (i + 1)] for i in range(len(texts))]
+        finals.append(len(inner[4][0]) > 8 and inner[4][0][8] == [2])
+    # G7.2: an empty placeholder first, then the whole text so far each time; G3.5: the last
+    # chunk's candidate is marked finished.
+    assert texts[0] == ""
+    assert texts[1:] == [answer[: 9 * (i + 1)] for i in range(len(texts) - 1)]
     assert texts[-1] == answer
+    assert finals == [False] * (len(finals) - 1) + [True]
+    assert [part[0] for part in frames[-2]] == ["di", "af.httprm"]
     assert frames[-1][0][0] == "e"
+    parsed = parse_gemini(body)
+    assert parsed is not None
+    assert (parsed.text, parsed.complete, parsed.error_code) == (answer, True, None)
+    assert parsed.conversation_id == f"c_{record.conversation_id}"
 
 
 def test_gemini_keeps_each_conversation(fakes: FakeSites) -> None:
@@ -460,15 +530,30 @@ def test_gemini_keeps_each_conversation(fakes: FakeSites) -> None:
     assert turns == [[r.text, r.answer] for r in fakes.gemini.records]
 
 
+def wire_error(body: str) -> int:
+    """The wire error code of a Gemini error body, where SITE-FACTS G5.5 puts it."""
+    [error, trailer, end] = gemini_frames(body)
+    assert [part[0] for part in trailer] == ["di", "af.httprm"]
+    assert end[0][0] == "e"
+    [part] = error
+    assert part[:5] == ["wrb.fr", None, None, None, None]
+    return int(part[5][2][0][1][0])
+
+
 def test_a_gemini_error_is_an_error_frame(fakes: FakeSites) -> None:
     fakes.gemini.queue(Behaviour(state="error_turn"))
-    frames = gemini_frames(gemini_answer(fakes, "Hello")[1])
-    assert frames == [[["wrb.fr", None, None, None, None, [13]]]]
+    status, body = gemini_answer(fakes, "Hello")
+    assert (status, wire_error(body)) == (200, ERROR_CODE)
+    parsed = parse_gemini(body)
+    assert parsed is not None
+    assert (parsed.text, parsed.complete, parsed.error_code) == ("", False, ERROR_CODE)
 
 
 def test_gemini_rate_limited_and_logged_out(fakes: FakeSites) -> None:
     fakes.gemini.queue(Behaviour(state="rate_limited"))
-    assert gemini_answer(fakes, "Hello")[0] == 429
+    status, body = gemini_answer(fakes, "Hello")
+    # G5.5: the usage limit is wire error 1037 inside the usual HTTP 200 stream.
+    assert (status, wire_error(body), RATE_LIMIT_CODE) == (200, 1037, 1037)
     fakes.gemini.set_behaviour(Behaviour(state="logged_out"))
     assert gemini_answer(fakes, "Hello")[0] == 401
     assert len(fakes.gemini.records) == 1
@@ -481,9 +566,11 @@ def test_stop_ends_a_stuck_stream_and_the_server() -> None:
         sites.gemini.set_behaviour(Behaviour(state="stuck", chunk_interval_ms=0))
         with ask_gemini(sites, "Will this finish?") as response:
             assert response.getheader("x-fake-state") == "stuck"
-            head = b"".join(response.readline() for _ in range(4)).decode()  # prefix, a frame
-            [frame] = gemini_frames(head)
+            # The prefix, the empty placeholder and the first chunk: two lines each.
+            head = b"".join(response.readline() for _ in range(6)).decode()
+            [placeholder, frame] = gemini_frames(head)
             [record] = sites.gemini.records
+            assert json.loads(placeholder[0][2])[4][0][1][0] == ""
             assert json.loads(frame[0][2])[4][0][1][0] == record.answer[: Behaviour().chunk_chars]
             stopped = threading.Thread(target=sites.stop)
             stopped.start()
@@ -492,6 +579,8 @@ def test_stop_ends_a_stuck_stream_and_the_server() -> None:
         assert not stopped.is_alive()
         assert not sites.running
         assert '"e"' not in rest  # it was cut, not completed
+        parsed = parse_gemini(head + rest)
+        assert parsed is not None and not parsed.complete
     finally:
         sites.stop()
 

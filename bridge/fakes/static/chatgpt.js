@@ -1,77 +1,108 @@
 // @ts-check
 // The fake chatgpt.com page: the DOM bridge's ChatGPT driver works against (docs/sites.md#chatgpt,
 // docs/sites.md#input-fallbacks, docs/sites.md#send-fallbacks, docs/flows.md#known-problems), fed
-// by the server-sent event stream of /backend-api/conversation.
+// by the server-sent event stream of POST /backend-api/f/conversation. Every structure cites its
+// row of the site-facts compilation (SITE-FACTS, e.g. [C1.5]); what no source shows is kept to
+// plain elements without class names or test ids, and its texts are marked "unevidenced".
 'use strict';
 
 (() => {
-  const { el, svgIcon, nowEpoch, report, MarkdownView, textChunks, readParagraphs } = FakeKit;
+  const { el, svgIcon, nowEpoch, report, copyText, MarkdownView, textChunks, readParagraphs,
+    isObject, DeltaDocument } = FakeKit;
   const config = FakeKit.config();
 
-  const TEXT = config.locale === 'ja' ? {
-    newChat: '新しいチャット',
-    placeholder: '質問してみましょう',
-    inputLabel: 'ChatGPT とチャットする',
-    send: 'プロンプトを送信する',
-    stop: '生成を停止',
-    youSaid: 'あなた:',
-    assistantSaid: 'ChatGPT:',
-    thinking: '思考中',
-    skip: '今すぐ回答',
+  const EN = {
+    placeholder: 'Ask anything', // unevidenced
+    send: 'Send prompt', // [C1.5]
+    stop: 'Stop answering', // [C1.8] (AIH, 2026-09-30)
+    speech: 'Start Voice', // [C1.10]
+    dictate: 'Dictate button', // [C1.10]
+    dictating: 'Stop dictation', // [C1.12]: a "stop" label that is not the answer's stop
+    youSaid: 'You said:', // [C2.5]
+    assistantSaid: 'ChatGPT said:', // [C2.5]
+    thinking: 'Thinking', // [C4.1]
+    skip: 'Answer now', // [C4.4]
     /** @param {number} s */
-    thinkingTime: (s) => `思考時間: ${s}s`,
-    thoughts: '質問を読み、回答の組み立て方を考えています。',
-    error: '応答の生成中に問題が発生しました。この問題が解決しない場合は、help.openai.com のヘルプセンターからお問い合わせください。',
-    retry: '再試行',
-    rateLimit: '1 時間あたりのメッセージの上限に達しました。しばらくしてからもう一度お試しください。',
-    copy: 'コピーする',
-    good: '良い回答',
-    bad: '悪い回答',
-    loginTitle: 'ログインまたはサインアップ',
-    loginBody: 'よりスマートな回答を得たり、ファイルや画像をアップロードしたりできます。',
-    login: 'ログイン',
-    signup: '無料でサインアップ',
-    notFound: '会話を読み込めません',
-  } : {
-    newChat: 'New chat',
-    placeholder: 'Ask anything',
-    inputLabel: 'Chat with ChatGPT',
-    send: 'Send prompt',
-    stop: 'Stop generating',
-    youSaid: 'You said:',
-    assistantSaid: 'ChatGPT said:',
-    thinking: 'Thinking',
-    skip: 'Skip thinking',
-    /** @param {number} s */
-    thinkingTime: (s) => `Thinking time: ${s}s`,
-    thoughts: 'Reading the question and working out how to answer it.',
-    error: 'Something went wrong while generating the response. If this issue persists please contact us through our help center at help.openai.com.',
-    retry: 'Retry',
-    rateLimit: "You've reached our limit of messages per hour. Please try again later.",
-    copy: 'Copy',
-    good: 'Good response',
-    bad: 'Bad response',
-    loginTitle: 'Log in or sign up',
-    loginBody: "You'll get smarter responses and can upload files, images, and more.",
-    login: 'Log in',
-    signup: 'Sign up for free',
-    notFound: 'Unable to load conversation',
+    thought: (s) => `Thought for ${s}s`, // [C4.2]
+    stoppedThinking: 'Stopped thinking', // [C3.6]
+    error: 'Something went wrong while generating the response. If this issue persists please ' +
+      'contact us through our help center at help.openai.com.', // [C5.8]
+    retry: 'Retry', // [C5.8] "Retry/Regenerate button"
+    rateLimit: "You've reached our limit of messages per hour. Please try again later.", // [C5.7]
+    gotIt: 'Got it', // [C5.7]
+    copy: 'Copy', // [C2.6]
+    good: 'Good response', // [C2.6]
+    bad: 'Bad response', // [C2.6]
+    readAloud: 'Read aloud', // [C2.6]
+    readingAloud: 'Stop reading aloud', // unevidenced wording; "stop" + "read" per [C1.12]
+    copyCode: 'Copy code', // unevidenced (the brief's code-block header)
+    login: 'Log in', // [C5.1]
+    signup: 'Sign up for free', // [C5.1]
+    newChat: 'New chat', // unevidenced
+    notFound: 'Unable to load conversation', // unevidenced
   };
+  /** @type {typeof EN} */
+  const JA = {
+    ...EN,
+    placeholder: '質問してみましょう', // unevidenced
+    send: 'プロンプトを送信する', // unevidenced
+    stop: 'ストリーミングの停止', // [C1.8] (CAB)
+    speech: '音声モードを開始する', // unevidenced
+    dictate: '音声入力ボタン', // unevidenced
+    dictating: '音声入力を停止する', // unevidenced
+    youSaid: 'あなた:', // unevidenced (Spec only)
+    assistantSaid: 'ChatGPT:', // unevidenced
+    thinking: '思考中', // [C4.1]
+    skip: '今すぐ回答', // [C4.4]
+    thought: (s) => `思考時間: ${s}s`, // [C4.2]
+    stoppedThinking: '思考を停止しました', // unevidenced
+    error: '応答の生成中に問題が発生しました。この問題が解決しない場合は、help.openai.com の' +
+      'ヘルプセンターからお問い合わせください。', // unevidenced
+    retry: '再試行する', // unevidenced
+    // Unevidenced: no Japanese limit text is documented [C5.7]. Detectors must not rely on
+    // it; the HTTP 429 of the send request is the signal [C5.10].
+    rateLimit: '1 時間あたりのメッセージの上限に達しました。しばらくしてからもう一度お試しください。',
+    gotIt: 'OK', // unevidenced
+    copy: 'コピーする', // unevidenced
+    good: '良い回答', // unevidenced for ChatGPT (Gemini's JP label [G2.6])
+    bad: '悪い回答', // unevidenced for ChatGPT
+    readAloud: '読み上げる', // unevidenced
+    readingAloud: '読み上げを停止する', // unevidenced
+    copyCode: 'コードをコピーする', // unevidenced
+    login: 'ログイン', // unevidenced
+    signup: '無料でサインアップ', // unevidenced
+    newChat: '新しいチャット', // unevidenced
+    notFound: '会話を読み込めません', // unevidenced
+  };
+  // German: only "Nutzungslimit" and "Erneut versuchen" are documented [C5.7, C5.8]; every
+  // other label stays English rather than be invented.
+  /** @type {typeof EN} */
+  const DE = {
+    ...EN,
+    // Only the word "Nutzungslimit" is evidenced [C5.7]; the sentence around it is not.
+    rateLimit: 'Du hast dein Nutzungslimit erreicht. Bitte versuche es später erneut.',
+    retry: 'Erneut versuchen', // [C5.8]
+  };
+  const TEXT = config.locale === 'ja' ? JA : config.locale === 'de' ? DE : EN;
+  const MODEL_SLUG = 'gpt-5-thinking';
 
-  const thread = /** @type {HTMLElement} */ (document.getElementById('thread'));
-  const composerArea = /** @type {HTMLElement} */ (document.getElementById('composer-area'));
+  const shell = el('div', {});
+  document.body.prepend(shell);
+  const thread = el('div', {});
+  const bottom = el('div', { id: 'thread-bottom-container' }); // [C1.14]
   /** @type {string|null} */
   let conversationId = (/^\/c\/([^/]+)/.exec(location.pathname) || [])[1] || null;
   let turnCount = 0;
 
   /**
    * @typedef {{element: HTMLElement, readonly text: string, clear(): void}} Input
-   * @typedef {{input: Input, sendButton: HTMLButtonElement, stopButton: HTMLButtonElement,
-   *            actions: HTMLElement}} Composer
+   * @typedef {{input: Input, submit: HTMLButtonElement, speech: HTMLElement,
+   *            slot: HTMLElement}} Composer
    * @typedef {{text: string, phase: 'waiting'|'thinking'|'answering', abort: AbortController,
    *            questionId: string, conversationId: string|null, stopped: boolean,
    *            finished: boolean, turn: HTMLElement|null, message: HTMLElement|null,
-   *            view: InstanceType<typeof MarkdownView>|null, markdown: string,
+   *            body: HTMLElement|null, view: InstanceType<typeof MarkdownView>|null,
+   *            markdown: string, status: HTMLElement|null, failed: boolean,
    *            firstReported: boolean, visibleReported: boolean, answered: boolean}} Generation
    */
   /** @type {Composer|null} */
@@ -87,9 +118,9 @@
   // Target.activateTarget) does the same. document.hasFocus() is no guide: CDP input
   // (Input.insertText) into a hidden tab makes it true while the tab stays hidden.
   // ChatGPT reveals streamed text from animation frames, so in a hidden tab its answer stays
-  // <p data-start="0" data-end="N"></p>. The fake fills text at once while the page is visible,
-  // else from an animation frame (which runs only once the page is visible again), and also on
-  // visibilitychange/focus; every streaming step checks again.
+  // <p data-start="0" data-end="N"></p> [C2.11]. The fake fills text at once while the page is
+  // visible, else from an animation frame (which runs only once the page is visible again),
+  // and also on visibilitychange/focus; every streaming step checks again.
 
   /** @type {Map<InstanceType<typeof MarkdownView>, () => void>} */
   const waitingForText = new Map();
@@ -121,23 +152,27 @@
   document.addEventListener('visibilitychange', () => { if (canRender()) fillWaitingText(); });
   window.addEventListener('focus', () => { if (canRender()) fillWaitingText(); });
 
+  /** @param {HTMLElement} container */
+  const markdownView = (container) =>
+    new MarkdownView(container, { site: 'chatgpt', copyCode: TEXT.copyCode });
+
   // ---- the composer ------------------------------------------------------------------------------
 
   /**
-   * ProseMirror owns its document: the state changes only through edits the browser makes
-   * (typing, Input.insertText, IME, execCommand), which arrive as trusted input events. A
-   * script writing innerHTML/textContent, or dispatching its own input event, changes the DOM
-   * but not the state, so the send button stays disabled and sending would send nothing:
+   * ProseMirror owns its document [C1.1]: the state changes only through edits the browser
+   * makes (typing, Input.insertText, IME, execCommand), which arrive as trusted input events
+   * [C1.3]. A script writing innerHTML/textContent, or dispatching its own input event, changes
+   * the DOM but not the state, so no send button appears and sending would send nothing:
    * docs/flows.md#known-problem-2, "input not reflected".
    * @param {(text: string) => void} onChange @param {() => void} onEnter @returns {Input}
    */
   function proseMirrorInput(onChange, onEnter) {
     const element = el('div', {
       contenteditable: 'true', translate: 'no', class: 'ProseMirror', id: 'prompt-textarea',
-      role: 'textbox', 'aria-multiline': 'true', 'aria-label': TEXT.inputLabel,
-      'data-virtualkeyboard': 'true',
+      role: 'textbox', 'aria-multiline': 'true',
     });
     let state = '';
+    // ProseMirror's placeholder convention; the text itself is unevidenced.
     const renderEmpty = () => {
       element.replaceChildren(el('p', { class: 'placeholder', 'data-placeholder': TEXT.placeholder },
         el('br', { class: 'ProseMirror-trailingBreak' })));
@@ -171,14 +206,15 @@
   }
 
   /**
-   * A React-controlled textarea: its state follows every input event (React's onChange reads
-   * .value then), trusted or not, but a bare `.value = ...` fires none and changes nothing.
+   * The older composer (docs/sites.md#chatgpt-composer, Spec §3.2): a React-controlled
+   * textarea whose state follows every input event (React's onChange reads .value then),
+   * trusted or not, but a bare `.value = ...` fires none and changes nothing [C1.3].
    * @param {(text: string) => void} onChange @param {() => void} onEnter @returns {Input}
    */
   function textareaInput(onChange, onEnter) {
     const element = /** @type {HTMLTextAreaElement} */ (el('textarea', {
       id: 'prompt-textarea', 'data-testid': 'prompt-textarea', rows: '1',
-      placeholder: TEXT.placeholder, 'aria-label': TEXT.inputLabel,
+      placeholder: TEXT.placeholder,
     }));
     let state = '';
     element.addEventListener('input', () => { state = element.value; onChange(state); });
@@ -196,35 +232,65 @@
   }
 
   function renderComposer() {
-    const sendButton = /** @type {HTMLButtonElement} */ (el('button', {
-      type: 'button', class: 'composer-button', id: 'composer-submit-button',
-      'data-testid': 'send-button', 'aria-label': TEXT.send, disabled: true,
-    }, svgIcon()));
-    const stopButton = /** @type {HTMLButtonElement} */ (el('button', {
-      type: 'button', class: 'composer-button', 'data-testid': 'stop-button',
-      'aria-label': TEXT.stop,
-    }, svgIcon()));
     const makeInput = config.inputKind === 'textarea' ? textareaInput : proseMirrorInput;
     const input = makeInput(updateButtons, submit);
-    const actions = el('div', { class: 'composer-actions' });
-    const form = el('form', { class: 'composer', 'data-type': 'unified-composer' },
-      el('div', { class: 'composer-input' }, input.element), actions);
+    // The hidden fallback textarea beside the editor [C1.2]: typing into it does nothing,
+    // which is the pitfall of a plain `textarea` selector (CG-6).
+    const fallback = config.inputKind === 'textarea' ? null : el('textarea', {
+      name: 'prompt-textarea', class: 'wcDTda_fallbackTextarea', style: 'display: none',
+      tabindex: '-1',
+    });
+    // One submit slot [C1.5, C1.7]: the same button swaps data-testid send-button ⇄
+    // stop-button. With an empty composer it is not in the DOM: the voice-mode button sits
+    // there instead [C1.10, C1.11].
+    const submitButton = /** @type {HTMLButtonElement} */ (el('button', {
+      type: 'button', id: 'composer-submit-button',
+    }, svgIcon()));
+    submitButton.addEventListener('click', () => {
+      if (submitButton.getAttribute('data-testid') === 'stop-button') stop();
+      else submit();
+    });
+    const speech = el('div', { 'data-testid': 'composer-speech-button-container' },
+      el('button', {
+        type: 'button', 'data-testid': 'composer-speech-button', 'aria-label': TEXT.speech,
+        style: 'view-transition-name: var(--vt-composer-speech-button)',
+      }, svgIcon()));
+    // Dictation [C1.10]; while it listens its label says "Stop dictation" [C1.12], a "stop"
+    // button in the form that is not the answer's stop button.
+    const dictate = el('button', {
+      type: 'button', class: 'composer-btn', 'aria-label': TEXT.dictate,
+      'data-start-dictation': true,
+    }, svgIcon());
+    dictate.addEventListener('click', () => {
+      const listening = dictate.getAttribute('aria-label') === TEXT.dictate;
+      dictate.setAttribute('aria-label', listening ? TEXT.dictating : TEXT.dictate);
+    });
+    const slot = el('div', {});
+    const form = el('form', { 'data-type': 'unified-composer' }, // [C1.14]
+      el('div', { id: 'composer-background' }, // [C1.14]
+        fallback, input.element, el('div', {}, dictate, slot)));
     form.addEventListener('submit', (event) => { event.preventDefault(); submit(); });
-    sendButton.addEventListener('click', submit);
-    stopButton.addEventListener('click', stop);
-    composer = { input, sendButton, stopButton, actions };
-    composerArea.replaceChildren(form);
+    composer = { input, submit: submitButton, speech, slot };
+    bottom.replaceChildren(form);
     updateButtons();
   }
 
-  /** Send while idle; stop while answering; during the Thinking phase, neither button works. */
+  /** The submit slot's state: stop while a question is out, send while the composer holds
+   * text (disabled while that is only whitespace [C1.6]), else the voice-mode button. */
   function updateButtons() {
     if (!composer) return;
-    const { input, sendButton, stopButton, actions } = composer;
-    const showStop = generation !== null && generation.phase !== 'thinking';
-    sendButton.disabled = generation !== null || !input.text.trim();
-    const wanted = showStop ? stopButton : sendButton;
-    if (actions.firstChild !== wanted) actions.replaceChildren(wanted);
+    const { input, submit: button, speech, slot } = composer;
+    if (generation !== null) {
+      button.setAttribute('data-testid', 'stop-button');
+      button.setAttribute('aria-label', TEXT.stop);
+      button.disabled = false;
+    } else if (input.text) {
+      button.setAttribute('data-testid', 'send-button');
+      button.setAttribute('aria-label', TEXT.send);
+      button.disabled = !input.text.trim();
+    }
+    const wanted = generation !== null || input.text ? button : speech;
+    if (slot.firstChild !== wanted) slot.replaceChildren(wanted);
   }
 
   function submit() {
@@ -235,6 +301,8 @@
     ask(text, false);
   }
 
+  /** Stop [C7.6]. The real page POSTs /backend-api/stop_conversation and the stream may
+   * still end normally; the fake aborts its request, which ends the server's stream. */
   function stop() {
     if (!generation) return;
     generation.stopped = true;
@@ -244,16 +312,25 @@
   // ---- turns ------------------------------------------------------------------------------------
 
   function scrollToEnd() {
-    thread.scrollTop = thread.scrollHeight;
+    document.scrollingElement?.scrollTo(0, document.scrollingElement.scrollHeight);
   }
+
+  // Turn wrappers [C2.1, C2.2]: `section` (the newer tag; `article` before 2025-12-26, so a
+  // detector must not depend on it) with data-testid conversation-turn-N and data-turn; the
+  // message inside with data-message-author-role and data-message-id [C2.3]; visually hidden
+  // "You said:" / "ChatGPT said:" headings [C2.5]. No shadow DOM [C2.9].
+
+  // The message's role attribute: `data-message-author-role` [C2.3], or with the "newest"
+  // markup `data-message-role` [C2.10] (Behaviour.markup: a site change to absorb).
+  const ROLE = config.markup === 'newest' ? 'data-message-role' : 'data-message-author-role';
 
   /** @param {string} text */
   function addUserTurn(text) {
-    thread.append(el('article', {
+    thread.append(el('section', {
       'data-turn': 'user', 'data-testid': `conversation-turn-${++turnCount}`, dir: 'auto',
     },
     el('h5', { class: 'sr-only' }, TEXT.youSaid),
-    el('div', { 'data-message-author-role': 'user', 'data-message-id': crypto.randomUUID() },
+    el('div', { [ROLE]: 'user', 'data-message-id': crypto.randomUUID() },
       el('div', { class: 'whitespace-pre-wrap' }, text))));
     scrollToEnd();
   }
@@ -261,10 +338,10 @@
   /** @param {string} messageId @returns {{turn: HTMLElement, message: HTMLElement}} */
   function addAssistantTurn(messageId) {
     const message = el('div', {
-      'data-message-author-role': 'assistant', 'data-message-id': messageId,
-      'data-message-model-slug': 'gpt-5-thinking',
+      [ROLE]: 'assistant', 'data-message-id': messageId,
+      'data-message-model-slug': MODEL_SLUG, // [C2.3]
     });
-    const turn = el('article', {
+    const turn = el('section', {
       'data-turn': 'assistant', 'data-testid': `conversation-turn-${++turnCount}`, dir: 'auto',
     }, el('h6', { class: 'sr-only' }, TEXT.assistantSaid), message);
     thread.append(turn);
@@ -272,25 +349,40 @@
     return { turn, message };
   }
 
-  /** Copy and feedback buttons: the real ones appear once a turn is complete. */
-  function turnActions() {
+  /** The answer's container [C2.4]: class list as seen on the site. */
+  const markdownBody = () => el('div', { class: 'markdown prose wrap-break-word markdown-new-styling' });
+
+  /**
+   * The finished action bar [C2.6], only once a turn is complete. Copy puts the answer's
+   * source markdown on the clipboard [C2.7]; "Read aloud" reads "Stop reading aloud" while
+   * it plays [C1.12].
+   * @param {() => string} markdown
+   */
+  function turnActions(markdown) {
+    /** @param {string} testid @param {string} label */
     const button = (testid, label) =>
       el('button', { type: 'button', 'data-testid': testid, 'aria-label': label }, svgIcon());
-    return el('div', { class: 'turn-actions' },
-      button('copy-turn-action-button', TEXT.copy),
+    const copy = button('copy-turn-action-button', TEXT.copy);
+    copy.addEventListener('click', () => copyText(markdown()));
+    const read = button('voice-play-turn-action-button', TEXT.readAloud);
+    read.addEventListener('click', () => {
+      const playing = read.getAttribute('aria-label') === TEXT.readAloud;
+      read.setAttribute('aria-label', playing ? TEXT.readingAloud : TEXT.readAloud);
+    });
+    return el('div', { class: 'turn-action-controls' }, copy,
       button('good-response-turn-action-button', TEXT.good),
-      button('bad-response-turn-action-button', TEXT.bad));
+      button('bad-response-turn-action-button', TEXT.bad), read);
   }
 
   /** @param {string} markdown */
   function addHistoryAnswer(markdown) {
     const { turn, message } = addAssistantTurn(crypto.randomUUID());
-    const body = el('div', { class: 'markdown prose w-full break-words' });
+    const body = markdownBody();
     message.append(body);
-    const view = new MarkdownView(body);
+    const view = markdownView(body);
     view.update(markdown);
     showText(view, () => {});
-    turn.append(turnActions());
+    turn.append(turnActions(() => markdown));
   }
 
   // ---- asking -----------------------------------------------------------------------------------
@@ -302,33 +394,37 @@
     const gen = {
       text, phase: 'waiting', abort: new AbortController(), questionId: '',
       conversationId: null, stopped: false, finished: false, turn: null, message: null,
-      view: null, markdown: '', firstReported: false, visibleReported: false, answered: false,
+      body: null, view: null, markdown: '', status: null, failed: false,
+      firstReported: false, visibleReported: false, answered: false,
     };
     generation = gen;
     updateButtons();
+    // The request body [C7.2]: conversation_id only for an existing conversation.
+    /** @type {Record<string, any>} */
+    const request = {
+      action: retry ? 'variant' : 'next',
+      messages: [{
+        id: crypto.randomUUID(), author: { role: 'user' }, create_time: Date.now() / 1000,
+        content: { content_type: 'text', parts: [text] }, metadata: {},
+      }],
+      parent_message_id: crypto.randomUUID(),
+      model: 'auto',
+    };
+    if (conversationId) request.conversation_id = conversationId;
     try {
-      const response = await fetch('/backend-api/conversation', {
+      const response = await fetch('/backend-api/f/conversation', { // [C7.1]
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify({
-          action: retry ? 'variant' : 'next',
-          messages: [{ id: crypto.randomUUID(), author: { role: 'user' },
-            content: { content_type: 'text', parts: [text] } }],
-          conversation_id: conversationId,
-          parent_message_id: crypto.randomUUID(),
-          model: 'auto',
-        }),
+        body: JSON.stringify(request),
         signal: gen.abort.signal,
       });
       gen.questionId = response.headers.get('x-fake-question-id') || '';
+      // A refusal's body is JSON ({detail}); the page reads it before saying anything.
+      if (!response.ok) await response.text().catch(() => '');
       if (response.status === 401) {
-        generation = null;
-        showLoginWall();
-        return;
-      }
-      if (response.status === 429) {
-        thread.append(el('div', { class: 'rate-limit-notice', role: 'alert' }, TEXT.rateLimit));
-        scrollToEnd();
+        showLoginModal();
+      } else if (response.status === 429) {
+        showLimitDialog(); // [C5.10]
       } else if (!response.ok) {
         showError(gen);
       } else {
@@ -340,37 +436,76 @@
     finish(gen);
   }
 
-  /** @param {Generation} gen @param {Response} response */
-  async function readStream(gen, response) {
+  // ---- the v1 delta stream [C7.3, C7.4, C7.5] ----------------------------------------------------
+
+  /** @param {Response} response @returns {AsyncGenerator<{event: string, data: string}>} */
+  async function* serverEvents(response) {
     let buffer = '';
-    let lastPath = '';
     for await (const piece of textChunks(response)) {
-      buffer += piece;
+      // CRLF or CR line ends; a CR last in the buffer may be half of a CRLF still on its way.
+      buffer = (buffer + piece).replace(/\r\n/g, '\n').replace(/\r(?!$)/g, '\n');
       let cut;
       while ((cut = buffer.indexOf('\n\n')) >= 0) {
         const raw = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
         let event = 'message';
-        let data = '';
+        const data = [];
         for (const line of raw.split('\n')) {
-          if (line.startsWith('event: ')) event = line.slice(7);
-          else if (line.startsWith('data: ')) data += line.slice(6);
+          if (line.startsWith('event:')) event = line.slice(6).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
         }
-        if (event === 'delta_encoding' || !data || data === '[DONE]') continue;
-        const payload = JSON.parse(data);
-        if (payload.error) {
-          showError(gen);
-        } else if (payload.o === 'add') {
-          onMessage(gen, payload.v.message, payload.v.conversation_id);
-        } else if (payload.o === 'patch') {
-          for (const op of payload.v) {
-            if (op.p === '/message/status' && op.v === 'finished_successfully') gen.answered = true;
-          }
-        } else if (event === 'delta' && typeof payload.v === 'string') {
-          // The v1 encoding omits path and op when they repeat the previous ones.
-          lastPath = payload.p || lastPath;
-          if (lastPath === '/message/content/parts/0') appendText(gen, payload.v);
-        }
+        if (data.length) yield { event, data: data.join('\n') };
+      }
+    }
+  }
+
+  /** @param {Generation} gen @param {Response} response */
+  async function readStream(gen, response) {
+    const message = new DeltaDocument();
+    for await (const { event, data } of serverEvents(response)) {
+      if (event === 'delta_encoding') continue; // "v1"
+      if (data.trim() === '[DONE]') break;
+      let payload;
+      try {
+        payload = JSON.parse(data);
+      } catch (error) {
+        continue;
+      }
+      if (!isObject(payload)) continue;
+      if (typeof payload.type === 'string') continue; // typed events [C7.4]
+      if (payload.error) {
+        showError(gen);
+        continue;
+      }
+      if (message.apply(payload) && message.doc) render(gen, message.doc);
+    }
+  }
+
+  /**
+   * Show what the message now says. Only an assistant message of content_type "text" on the
+   * final channel (or none), addressed to all and not hidden, is the answer; "thoughts" and
+   * "reasoning_recap" drive the thinking UI [C4.5, C7.5]; everything else is not shown.
+   * @param {Generation} gen @param {Record<string, any>} doc
+   */
+  function render(gen, doc) {
+    if (typeof doc.conversation_id === 'string') gen.conversationId = doc.conversation_id;
+    const message = doc.message;
+    if (!isObject(message) || message.author?.role !== 'assistant') return;
+    if (message.metadata?.is_visually_hidden_from_conversation) return;
+    const content = isObject(message.content) ? message.content : {};
+    const type = content.content_type;
+    if (type === 'thoughts') {
+      showThinking(gen);
+    } else if (type === 'reasoning_recap') {
+      const seconds = Number(message.metadata?.finished_duration_sec);
+      showThoughtSummary(gen, Number.isFinite(seconds) && seconds > 0
+        ? TEXT.thought(Math.round(seconds)) : String(content.content || TEXT.thought(1)));
+    } else if (type === 'text' && (message.channel == null || message.channel === 'final') &&
+               (message.recipient == null || message.recipient === 'all')) {
+      const parts = Array.isArray(content.parts) ? content.parts : [];
+      showAnswer(gen, String(message.id || ''), parts.filter((p) => typeof p === 'string').join(''));
+      if (typeof message.status === 'string' && message.status.startsWith('finished')) {
+        gen.answered = true;
       }
     }
   }
@@ -378,59 +513,85 @@
   /** @param {Generation} gen @param {string} messageId */
   function ensureTurn(gen, messageId) {
     if (!gen.turn) {
-      const { turn, message } = addAssistantTurn(messageId);
+      const { turn, message } = addAssistantTurn(messageId || crypto.randomUUID());
       gen.turn = turn;
       gen.message = message;
     }
     return /** @type {HTMLElement} */ (gen.message);
   }
 
-  /** @param {Generation} gen @param {any} message @param {string} id of the conversation */
-  function onMessage(gen, message, id) {
-    gen.conversationId = id;
-    const content = message.content || {};
-    if (content.content_type === 'thoughts') {
-      const skip = el('button', { type: 'button', 'data-testid': 'skip-thinking-button' }, TEXT.skip);
-      skip.addEventListener('click', () => {
-        skip.setAttribute('disabled', '');
-        fetch('/backend-api/conversation/skip_thinking', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ message_id: gen.questionId }),
-        }).catch(() => {});
-      });
-      ensureTurn(gen, gen.questionId).append(el('div', { class: 'thinking-status', role: 'status' },
-        el('span', {}, TEXT.thinking), skip));
-    } else if (content.content_type === 'reasoning_recap') {
-      const seconds = message.metadata?.finished_duration_sec || 1;
-      const host = ensureTurn(gen, gen.questionId);
-      host.querySelector('.thinking-status')?.remove();
-      const thoughts = el('div', { class: 'thoughts', hidden: true }, TEXT.thoughts);
-      const toggle = el('button', { type: 'button', 'aria-expanded': 'false' },
-        TEXT.thinkingTime(seconds));
-      toggle.addEventListener('click', () => {
-        const open = toggle.getAttribute('aria-expanded') !== 'true';
-        toggle.setAttribute('aria-expanded', String(open));
-        thoughts.hidden = !open;
-      });
-      host.prepend(toggle, thoughts);
-    } else if (content.content_type === 'text') {
-      const host = ensureTurn(gen, message.id);
-      host.setAttribute('data-message-id', message.id);
-      const body = el('div', { class: 'markdown prose w-full break-words' });
-      host.append(body);
-      gen.view = new MarkdownView(body);
+  /** @param {Generation} gen @returns {HTMLElement} the (possibly empty) answer container */
+  function ensureBody(gen) {
+    const message = ensureTurn(gen, gen.questionId);
+    if (!gen.body) {
+      gen.body = markdownBody();
+      message.append(gen.body);
+      gen.view = markdownView(gen.body);
     }
-    gen.phase = content.content_type === 'thoughts' ? 'thinking' : 'answering';
-    updateButtons();
+    return gen.body;
   }
 
-  /** @param {Generation} gen @param {string} chunk */
-  function appendText(gen, chunk) {
-    const view = gen.view;
-    if (!view) return;
-    gen.markdown += chunk;
-    view.update(gen.markdown);
+  /**
+   * The working status [C4.1] with its skip control [C4.4], and an empty placeholder
+   * `.markdown.result-thinking` [C2.4] while the model reasons.
+   * @param {Generation} gen
+   */
+  function showThinking(gen) {
+    if (gen.status || gen.phase === 'answering') return;
+    gen.phase = 'thinking';
+    const message = ensureTurn(gen, gen.questionId);
+    const skip = el('button', { type: 'button' }, TEXT.skip);
+    skip.addEventListener('click', () => {
+      skip.setAttribute('disabled', '');
+      // Fake-only endpoint: the real skip request is not documented; this one ends the fake
+      // server's thinking pause (docs/sites.md#facts-without-evidence).
+      fetch('/backend-api/conversation/skip_thinking', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message_id: gen.questionId }),
+      }).catch(() => {});
+    });
+    gen.status = el('div', {}, el('span', { class: 'loading-shimmer' }, TEXT.thinking), skip);
+    message.prepend(gen.status);
+    ensureBody(gen).classList.add('result-thinking');
+  }
+
+  /**
+   * The completed summary: a disclosure button inside the assistant turn [C4.2, C4.3]; in
+   * Japanese its aria-label carries 思考時間 [C4.2].
+   * @param {Generation} gen @param {string} label
+   */
+  function showThoughtSummary(gen, label) {
+    const message = ensureTurn(gen, gen.questionId);
+    gen.status?.remove();
+    gen.status = null;
+    if (message.querySelector(':scope > button[aria-expanded]')) return;
+    const toggle = el('button', {
+      type: 'button', 'aria-expanded': 'false',
+      'aria-label': config.locale === 'ja' ? label : null,
+    }, label);
+    toggle.addEventListener('click', () => {
+      toggle.setAttribute('aria-expanded', String(toggle.getAttribute('aria-expanded') !== 'true'));
+    });
+    message.prepend(toggle);
+  }
+
+  /** The answer so far. @param {Generation} gen @param {string} messageId @param {string} text */
+  function showAnswer(gen, messageId, text) {
+    const message = ensureTurn(gen, messageId);
+    if (gen.phase !== 'answering') {
+      gen.phase = 'answering';
+      gen.status?.remove();
+      gen.status = null;
+      if (messageId) message.setAttribute('data-message-id', messageId);
+      const body = ensureBody(gen);
+      body.classList.remove('result-thinking');
+      body.classList.add('result-streaming'); // [C2.4]
+    }
+    if (text === gen.markdown) return;
+    gen.markdown = text;
+    const view = /** @type {InstanceType<typeof MarkdownView>} */ (gen.view);
+    view.update(text);
     const shownAt = nowEpoch(); // before any report: a report's fetch takes time of its own
     showText(view, () => {
       if (!gen.visibleReported && view.hasText) {
@@ -438,64 +599,147 @@
         report(gen.questionId, 'text_visible', nowEpoch());
       }
     });
-    if (!gen.firstReported) {
+    if (!gen.firstReported && view.rendered.length) {
       gen.firstReported = true;
       report(gen.questionId, 'first_token', shownAt);
     }
     scrollToEnd();
   }
 
-  /** "Something went wrong", with a Retry button that asks the same question again. */
+  /**
+   * An error turn is the assistant message's text itself, followed by a regenerate button
+   * [C5.8, C2.8]: no alert role, no error class.
+   * @param {Generation} gen
+   */
   function showError(gen) {
-    const host = ensureTurn(gen, gen.questionId || crypto.randomUUID());
-    if (host.querySelector('.error-message')) return;
+    if (gen.failed) return;
+    gen.failed = true;
+    gen.status?.remove();
+    gen.status = null;
+    gen.phase = 'answering';
+    const body = ensureBody(gen);
+    body.classList.remove('result-thinking');
+    gen.markdown = TEXT.error;
+    const view = /** @type {InstanceType<typeof MarkdownView>} */ (gen.view);
+    view.update(TEXT.error);
+    showText(view, () => {});
+    // Only the pattern button[data-testid*=regenerate] is documented [C2.8].
     const retry = el('button', { type: 'button', 'data-testid': 'regenerate-button' }, TEXT.retry);
     retry.addEventListener('click', () => {
       if (generation) return;
       gen.turn?.remove();
       ask(gen.text, true);
     });
-    host.append(el('div', { class: 'error-message', role: 'alert' }, TEXT.error), retry);
+    gen.turn?.append(retry);
   }
 
-  /** The final state for a question: stop button gone, send button back, then report. */
+  /** The final state for a question: the submit slot back to idle, then report. */
   function finish(gen) {
     if (gen.finished) return;
     gen.finished = true;
     if (generation === gen) generation = null;
-    if (gen.turn && gen.view && (gen.answered || gen.stopped)) gen.turn.append(turnActions());
+    gen.body?.classList.remove('result-streaming');
+    if (gen.status && gen.stopped) {
+      // Stopped while reasoning: a terminal disclosure, no answer, no action bar [C3.6].
+      gen.status.replaceWith(el('button', { type: 'button', 'aria-expanded': 'false' },
+        TEXT.stoppedThinking));
+      gen.status = null;
+    } else if (gen.turn && gen.view && !gen.failed && (gen.answered || gen.stopped)) {
+      const markdown = gen.markdown;
+      gen.turn.append(turnActions(() => markdown));
+    }
     if (gen.conversationId && gen.conversationId !== conversationId) {
       conversationId = gen.conversationId;
-      history.pushState(null, '', `/c/${conversationId}`);
+      history.pushState(null, '', `/c/${conversationId}`); // [C6.1, C6.4]
     }
     updateButtons();
     report(gen.questionId, 'complete', nowEpoch(), gen.stopped);
   }
 
-  // ---- page states ------------------------------------------------------------------------------
+  // ---- dialogs and page states ------------------------------------------------------------------
 
-  function showLoginWall() {
-    composer = null;
-    composerArea.replaceChildren();
-    thread.replaceChildren(el('div', { class: 'login-wall', 'data-testid': 'login-wall' },
-      el('h2', {}, TEXT.loginTitle),
-      el('p', {}, TEXT.loginBody),
+  /** The usage-limit dialog: [role=dialog] with the limit text and "Got it" [C5.7, C5.9];
+   * its markup beyond that is undocumented, so it is plain elements. */
+  function showLimitDialog() {
+    const gotIt = el('button', { type: 'button' }, TEXT.gotIt);
+    const dialog = el('div', { role: 'dialog', 'aria-modal': 'true' }, el('p', {}, TEXT.rateLimit),
+      gotIt);
+    gotIt.addEventListener('click', () => dialog.remove());
+    document.body.append(dialog);
+  }
+
+  /** Logged-out CTAs [C5.1]: the modal no-auth login, with "Log in" / "Sign up for free". */
+  function loginButtons() {
+    return [
       el('button', { type: 'button', 'data-testid': 'login-button' }, TEXT.login),
-      el('button', { type: 'button', 'data-testid': 'signup-button' }, TEXT.signup)));
+      el('button', { type: 'button', 'data-testid': 'signup-button' }, TEXT.signup),
+    ];
+  }
+
+  function showLoginModal() {
+    if (document.querySelector('[data-testid="modal-no-auth-login"]')) return;
+    document.body.append(el('div', {
+      role: 'dialog', 'aria-modal': 'true', 'data-testid': 'modal-no-auth-login',
+    }, ...loginButtons()));
+  }
+
+  /** @param {any} data @returns {{role: string, text: string}[]} the visible turns of a read
+   * conversation: {mapping, current_node} or {messages: [...]} [C7.8], or the fake's own
+   * {messages: [{role, text}]} */
+  function historyTurns(data) {
+    /** @param {any} message */
+    const turn = (message) => {
+      if (!isObject(message)) return null;
+      const role = message.role ?? message.author?.role;
+      if (role !== 'user' && role !== 'assistant') return null;
+      if (message.metadata?.is_visually_hidden_from_conversation) return null;
+      const content = message.content;
+      if (typeof message.text === 'string') return { role, text: message.text };
+      if (!isObject(content) || content.content_type !== 'text') return null;
+      if (message.channel != null && message.channel !== 'final') return null;
+      const parts = Array.isArray(content.parts) ? content.parts : [];
+      return { role, text: parts.filter((p) => typeof p === 'string').join('') };
+    };
+    const turns = [];
+    if (isObject(data?.mapping) && typeof data.current_node === 'string') {
+      const chain = [];
+      let node = data.mapping[data.current_node];
+      while (isObject(node)) {
+        chain.unshift(node.message);
+        node = node.parent ? data.mapping[node.parent] : null;
+      }
+      for (const message of chain) turns.push(turn(message));
+    } else if (Array.isArray(data?.messages)) {
+      for (const message of data.messages) turns.push(turn(message));
+    }
+    return /** @type {{role: string, text: string}[]} */ (turns.filter((t) => t !== null));
   }
 
   /** @param {string} id */
   async function loadConversation(id) {
-    const response = await fetch(`/backend-api/conversation/${encodeURIComponent(id)}`);
+    let response = await fetch(`/backend-api/conversation/${encodeURIComponent(id)}`);
+    if (!response.ok) response = await fetch(`/backend-api/conversations/${encodeURIComponent(id)}`);
     if (!response.ok) {
-      thread.append(el('div', { class: 'error-message', role: 'alert' }, TEXT.notFound));
+      thread.append(el('p', {}, TEXT.notFound));
       return;
     }
-    const data = await response.json();
-    for (const message of data.messages) {
-      if (message.role === 'user') addUserTurn(message.text);
-      else addHistoryAnswer(message.text);
+    for (const { role, text } of historyTurns(await response.json())) {
+      if (role === 'user') addUserTurn(text);
+      else addHistoryAnswer(text);
     }
+  }
+
+  function renderChrome() {
+    if (config.loggedOut) {
+      // Guest mode: the composer is there too [C5.1]; the header offers Log in / Sign up.
+      shell.append(el('header', {}, ...loginButtons()));
+    } else {
+      // Logged in: the history sidebar and the profile button [C5.2].
+      shell.append(el('nav', { 'aria-label': 'Chat history' },
+        el('a', { href: '/' }, TEXT.newChat),
+        el('button', { type: 'button', 'data-testid': 'accounts-profile-button' }, svgIcon())));
+    }
+    shell.append(el('main', {}, thread, bottom));
   }
 
   function hydrate() {
@@ -503,11 +747,8 @@
     if (conversationId) loadConversation(conversationId);
   }
 
-  const newChat = document.querySelector('[data-testid="create-new-chat-button"]');
-  if (newChat) newChat.textContent = TEXT.newChat;
-  if (config.loggedOut) {
-    showLoginWall();
-  } else if (config.hydrationMs > 0) {
+  renderChrome();
+  if (config.hydrationMs > 0) {
     // The real app's composer appears only once its bundles have loaded and hydrated.
     setTimeout(hydrate, config.hydrationMs);
   } else {

@@ -1,184 +1,164 @@
 // @ts-check
 // The fake gemini.google.com page (docs/sites.md#gemini, docs/sites.md#input-fallbacks,
-// docs/sites.md#language-independent-selectors, docs/sites.md#gemini-stuck). It is built from
-// custom elements with open shadow roots (docs/sites.md#gemini-shadow-dom), so
-// document.querySelector sees none of the turns, the input or the buttons: only a search that
-// descends into shadow roots (collectDeep) finds them.
+// docs/sites.md#language-independent-selectors, docs/sites.md#gemini-stuck). Light DOM only:
+// every project that works against the real site reads it with plain document.querySelector
+// (SITE-FACTS G2.8), so there are no shadow roots and no custom elements the evidence does not
+// name; Angular's own elements (rich-textarea, infinite-scroller, user-query, model-response,
+// message-content, mat-icon) are plain unknown elements here. Each structure cites its
+// SITE-FACTS row; texts no source shows are marked "unevidenced".
 'use strict';
 
 (() => {
-  const { el, imgIcon, nowEpoch, report, MarkdownView, textChunks, readParagraphs } = FakeKit;
+  const { el, svgIcon, nowEpoch, report, MarkdownView, readParagraphs, FrameReader } = FakeKit;
+  const parse = FakeKit.parseJson;
   const config = FakeKit.config();
 
-  const TEXT = config.locale === 'ja' ? {
-    placeholder: 'Gemini に相談',
-    inputLabel: 'ここにプロンプトを入力してください',
-    send: 'プロンプトを送信',
-    stop: '回答を停止',
-    mic: 'マイク',
-    good: '良い回答',
-    bad: '悪い回答',
-    copy: '回答をコピー',
-    loading: '読み込み中',
-    stopped: 'この回答を停止しました',
-    error: 'エラーが発生しました。もう一度お試しください。',
-    rateLimit: '現在、上限に達しました。しばらくしてからもう一度お試しください。',
-    signInTitle: 'Gemini へようこそ',
-    signIn: 'ログイン',
-    notFound: 'この会話は見つかりませんでした',
-  } : {
-    placeholder: 'Ask Gemini',
-    inputLabel: 'Enter a prompt here',
-    send: 'Send message',
-    stop: 'Stop response',
-    mic: 'Microphone',
-    good: 'Good response',
-    bad: 'Bad response',
-    copy: 'Copy response',
-    loading: 'Loading',
-    stopped: 'You stopped this response',
-    error: 'Something went wrong. Please try again.',
-    rateLimit: "You've reached your limit for now. Try again later.",
-    signInTitle: 'Meet Gemini, your personal AI assistant',
-    signIn: 'Sign in',
-    notFound: "This conversation couldn't be found",
+  const EN = {
+    placeholder: 'Ask Gemini', // unevidenced (Quill's data-placeholder)
+    inputLabel: 'Enter a prompt for Gemini', // [G1.1]
+    send: 'Send message', // [G1.3]
+    stop: 'Stop response', // [G1.5]
+    youSaid: 'You said', // [G2.5]
+    geminiSaid: 'Gemini said', // [G2.5]
+    good: 'Good response', // [G2.6]
+    bad: 'Bad response', // [G2.6]
+    stopped: 'You stopped this response', // [G3.6]
+    error: 'Something went wrong. Please try again.', // [G5.4]
+    // Only "reached your limit" and "try again later" are evidenced [G5.5].
+    rateLimit: "You've reached your limit for today. Please try again later.",
+    signIn: 'Sign in', // [G5.1]
+    notFound: "This conversation couldn't be found", // unevidenced
   };
+  /** @type {typeof EN} */
+  const JA = {
+    ...EN,
+    placeholder: 'プロンプトを入力', // [G1.1] (JP placeholder)
+    inputLabel: 'プロンプトを入力', // unevidenced as an aria-label (the placeholder's text)
+    send: 'プロンプトを送信', // [G1.3]
+    stop: '回答を停止', // [G1.5]
+    youSaid: 'あなたのプロンプト', // unevidenced
+    geminiSaid: 'Gemini の回答', // unevidenced
+    good: '良い回答', // [G2.6]
+    bad: '悪い回答', // [G2.6]
+    stopped: 'この回答は停止されました', // unevidenced
+    error: '問題が発生しました。もう一度お試しください。', // unevidenced
+    // Unevidenced: no Japanese limit text is documented; the wire code 1037 is the signal.
+    rateLimit: '本日の上限に達しました。しばらくしてからもう一度お試しください。',
+    signIn: 'ログイン', // unevidenced
+    notFound: 'この会話は見つかりませんでした', // unevidenced
+  };
+  // No German Gemini text is documented: "de" keeps the English labels.
+  const TEXT = config.locale === 'ja' ? JA : EN;
+  const STREAM_PATH = '/_/BardChatUi/data/assistant.lamda.BardFrontendService/StreamGenerate';
+  const USAGE_LIMIT = 1037; // [G5.5]
 
-  const STYLE = `
-    :host { display: block; }
-    .app-container { display: flex; flex-direction: column; height: 100vh; }
-    .top-bar { padding: 12px 20px; font-weight: 600; }
-    chat-window { flex: 1; overflow-y: auto; display: block; padding: 0 24px; }
-    .input-area-container { padding: 12px 24px 20px; }
-    .text-input-field { display: flex; align-items: flex-end; gap: 8px; border-radius: 24px;
-      background: #f0f4f9; padding: 8px 12px; }
-    rich-textarea { flex: 1; display: block; }
-    .ql-editor { min-height: 24px; max-height: 200px; overflow-y: auto; outline: none; }
-    .ql-editor p { margin: 0; }
-    .ql-editor.ql-blank::before { content: attr(data-placeholder); color: #757575;
-      position: absolute; pointer-events: none; }
-    button { width: 36px; height: 36px; border: 0; border-radius: 50%; background: none;
-      cursor: pointer; padding: 0; }
-    button[aria-disabled="true"] { opacity: 0.4; cursor: default; }
-    mat-icon { display: inline-block; width: 20px; height: 20px; background: #0b57d0;
-      border-radius: 4px; }
-    mat-icon[data-mat-icon-name="stop"] { background: #b3261e; }
-    .sign-in-container { margin: auto; text-align: center; }
-    .conversation-container { margin: 0 0 16px; }
-  `;
-
-  /**
-   * Custom elements with an open shadow root, as collectDeep expects
-   * (docs/sites.md#gemini-shadow-dom).
-   */
-  class ShadowHost extends HTMLElement {
-    constructor() {
-      super();
-      this.attachShadow({ mode: 'open' });
-    }
-    /** @returns {ShadowRoot} */
-    get root() { return /** @type {ShadowRoot} */ (this.shadowRoot); }
-  }
-  customElements.define('chat-app', class extends ShadowHost {});
-  customElements.define('chat-window', class extends ShadowHost {});
-  customElements.define('user-query', class extends ShadowHost {});
-  customElements.define('model-response', class extends ShadowHost {});
-  customElements.define('rich-textarea', class extends HTMLElement {});
-
-  const app = /** @type {ShadowHost} */ (document.getElementById('app-root'));
-  const announcer = /** @type {HTMLElement} */ (document.querySelector('[aria-live="polite"]'));
+  const root = el('div', {});
+  document.body.prepend(root);
   /** @type {string|null} */
   let conversationId = (/^\/app\/([^/]+)/.exec(location.pathname) || [])[1] || null;
-
-  app.root.append(el('style', {}, STYLE));
-  const container = el('div', { class: 'app-container' }, el('header', { class: 'top-bar' },
-    el('span', { class: 'bard-logo' }, 'Gemini')));
-  app.root.append(container);
+  let requestCount = 0;
 
   /**
-   * @typedef {{text: string, abort: AbortController, questionId: string, stuck: boolean,
-   *            stopped: boolean, finished: boolean, response: ShadowHost,
-   *            content: HTMLElement, view: InstanceType<typeof MarkdownView>|null,
-   *            conversationId: string|null, shown: boolean}} Generation
+   * @typedef {{text: string, xhr: XMLHttpRequest|null, questionId: string, stuck: boolean,
+   *            stopped: boolean, finished: boolean, response: HTMLElement,
+   *            content: HTMLElement, message: HTMLElement, footer: HTMLElement,
+   *            view: InstanceType<typeof MarkdownView>, conversationId: string|null,
+   *            latest: string, errorCode: number|null, shown: boolean}} Generation
    */
   /** @type {Generation|null} */
   let generation = null;
-  /** @type {{editor: HTMLElement, sendButton: HTMLElement, micButton: HTMLElement,
+  /** @type {{editor: HTMLElement, send: HTMLElement, mic: HTMLElement, slot: HTMLElement,
    *          readonly text: string, clear(): void}|null} */
   let composer = null;
-  /** @type {ShadowHost|null} */
-  let chatWindow = null;
+  /** @type {HTMLElement|null} */
+  let scroller = null;
 
+  /** The history [G2.1]: infinite-scroller#chat-history inside its (non-scrolling) parent. */
   function chatHistory() {
-    if (!chatWindow) {
-      chatWindow = /** @type {ShadowHost} */ (el('chat-window'));
-      chatWindow.root.append(el('style', {}, STYLE),
-        el('div', { id: 'chat-history', class: 'chat-history', role: 'log' }));
-      container.insertBefore(chatWindow, container.children[1] || null);
+    if (!scroller) {
+      scroller = el('infinite-scroller', {
+        'data-test-id': 'chat-history-container', id: 'chat-history', class: 'chat-history',
+      });
+      root.prepend(el('div', { class: 'chat-history-scroll-container' }, scroller));
     }
-    return /** @type {HTMLElement} */ (chatWindow.root.getElementById('chat-history'));
+    return scroller;
   }
 
   function scrollToEnd() {
-    if (chatWindow) chatWindow.scrollTop = chatWindow.scrollHeight;
+    if (scroller) scroller.scrollTop = scroller.scrollHeight;
   }
 
-  // ---- turns ------------------------------------------------------------------------------------
+  /** @returns {string} 16 hex digits, the shape of Gemini's ids [G6.1] */
+  function hexId() {
+    return Array.from(crypto.getRandomValues(new Uint8Array(8)),
+      (b) => b.toString(16).padStart(2, '0')).join('');
+  }
+
+  // ---- turns [G2.2–G2.7] -----------------------------------------------------------------------
 
   /** @param {string} text @returns {HTMLElement} the conversation-container of the exchange */
   function addExchange(text) {
-    const query = /** @type {ShadowHost} */ (el('user-query'));
-    query.root.append(el('div', { class: 'query-content' }, el('div', { class: 'query-text' },
-      ...text.split('\n').map((line) => el('p', { class: 'query-text-line' }, line)))));
-    const exchange = el('div', { class: 'conversation-container' }, query);
+    const query = el('user-query', {},
+      el('user-query-content', {}, // [G2.3]
+        el('span', { class: 'cdk-visually-hidden' }, TEXT.youSaid), // [G2.5]
+        el('div', { class: 'query-text' },
+          ...text.split('\n').map((line) => el('p', { class: 'query-text-line' }, line)))));
+    const exchange = el('div', { class: 'conversation-container', id: hexId() }, query);
     chatHistory().append(exchange);
     scrollToEnd();
     return exchange;
   }
 
   /**
-   * A model-response laid out as docs/sites.md#extraction-gemini extracts it:
-   * img[alt="thumb_up"] → its button → the footer → the response container, which also holds
-   * the answer's markdown.
+   * model-response → .response-container → header ("Gemini said"), .response-content →
+   * message-content.model-response-text → div.markdown, then .response-footer [G2.4–G2.7].
+   * The ids wait for the response id (r_…) from the stream.
    * @param {HTMLElement} exchange
    */
   function addResponse(exchange) {
-    const response = /** @type {ShadowHost} */ (el('model-response'));
-    const markdown = el('div', { class: 'markdown markdown-main-panel' });
-    const content = el('div', { class: 'response-container-content' },
-      el('div', { class: 'loading', role: 'progressbar', 'aria-label': TEXT.loading }),
-      el('message-content', { class: 'model-response-text' }, markdown));
-    response.root.append(el('style', {}, STYLE),
-      el('div', { class: 'response-container' }, content));
+    const markdown = el('div', { class: 'markdown' });
+    const message = el('message-content', { class: 'model-response-text' }, markdown);
+    const content = el('div', { class: 'response-content' },
+      el('div', { role: 'progressbar' }), message); // the spinner while working [G4.2]
+    const footer = el('div', { class: 'response-footer' });
+    const response = el('model-response', {},
+      el('div', { class: 'response-container' },
+        el('div', { class: 'response-container-header' },
+          el('span', { class: 'cdk-visually-hidden' }, TEXT.geminiSaid)),
+        content, footer));
     exchange.append(response);
     scrollToEnd();
-    return { response, content, view: new MarkdownView(markdown) };
+    return { response, content, message, footer, view: new MarkdownView(markdown, { site: 'gemini' }) };
   }
 
-  /** @param {ShadowHost} response */
-  function addFeedback(response) {
-    const button = (label, icon) => el('button', { type: 'button', 'aria-label': label }, imgIcon(icon));
-    response.root.querySelector('.response-container')?.append(el('div', { class: 'response-footer' },
-      button(TEXT.good, 'thumb_up'), button(TEXT.bad, 'thumb_down'),
-      button(TEXT.copy, 'content_copy')));
+  /** @param {HTMLElement} message @param {string} responseId r_… */
+  function nameResponse(message, responseId) {
+    const id = responseId.replace(/^r_/, '');
+    if (message.id) return;
+    message.id = `message-content-id-r_${id}`; // [G2.4]
+    message.firstElementChild?.setAttribute('id', `model-response-message-contentr_${id}`);
   }
 
-  /** @param {ShadowHost} response */
-  function doneLoading(response) {
-    response.root.querySelector('.loading')?.remove();
+  /** Done: the footer gains `complete` and the feedback buttons [G2.6, G2.7].
+   * @param {HTMLElement} footer @param {HTMLElement} content */
+  function complete(footer, content) {
+    content.querySelector('[role="progressbar"]')?.remove();
+    /** @param {string} label */
+    const button = (label) => el('button', { type: 'button', 'aria-label': label }, svgIcon());
+    footer.replaceChildren(button(TEXT.good), button(TEXT.bad));
+    footer.classList.add('complete');
   }
 
-  // ---- the composer ------------------------------------------------------------------------------
+  // ---- the composer [G1.1–G1.5] ------------------------------------------------------------------
 
   /**
    * Quill owns Gemini's editor but reads the DOM back through a MutationObserver, so any change
-   * counts, including a script setting innerText (docs/sites.md#input-fallbacks, phase 1).
+   * counts, including a script setting innerText [G1.2] (docs/sites.md#input-fallbacks).
    */
   function renderComposer() {
     const editor = el('div', {
-      class: 'ql-editor ql-blank textarea new-input-ui', contenteditable: 'true', role: 'textbox',
+      class: 'ql-editor ql-blank', contenteditable: 'true', role: 'textbox',
       'aria-multiline': 'true', 'aria-label': TEXT.inputLabel, 'data-placeholder': TEXT.placeholder,
-      'data-gramm': 'false', enterkeyhint: 'send',
     }, el('p', {}, el('br')));
     let state = '';
     const sync = () => {
@@ -194,39 +174,41 @@
         submit();
       }
     });
-    const micButton = el('button', {
-      type: 'button', class: 'speech_dictation_mic_button', 'aria-label': TEXT.mic,
-    }, imgIcon('mic'));
-    const sendButton = el('button', { type: 'button', class: 'send-button' },
-      el('mat-icon', { class: 'mat-icon', 'data-mat-icon-name': 'send', fonticon: 'send' }));
-    sendButton.addEventListener('click', () => {
+    // The microphone: its aria-label is not documented, so it has none; only the icon name
+    // (a mat-icon like the send button's) identifies it [G1.4].
+    const mic = el('button', { type: 'button' },
+      el('mat-icon', { 'data-mat-icon-name': 'mic', fonticon: 'mic' }));
+    // Send [G1.3], which is also Stop while answering [G1.5].
+    const send = el('button', { type: 'button', class: 'send-button' },
+      el('span', { class: 'mat-mdc-button-touch-target' }),
+      el('mat-icon', { 'data-mat-icon-name': 'send', fonticon: 'send' }));
+    send.addEventListener('click', () => {
       if (generation) stop();
       else submit();
     });
+    const slot = el('div', {});
     composer = {
-      editor, sendButton, micButton,
+      editor, send, mic, slot,
       get text() { return state; },
       clear() { editor.replaceChildren(el('p', {}, el('br'))); sync(); },
     };
-    container.append(el('div', { class: 'input-area-container' },
-      el('input-area-v2', {}, el('div', { class: 'text-input-field' },
-        el('rich-textarea', { class: 'text-input-field_textarea' }, editor),
-        el('div', { class: 'trailing-actions' }, micButton, sendButton)))));
+    root.append(el('div', {}, el('rich-textarea', {}, editor), slot));
     updateButtons();
   }
 
-  /** Send (disabled while empty) turns into Stop while answering; the mic hides meanwhile. */
+  /** Mic and send swap in one place as the box fills [G1.4]; while answering the send
+   * button is the stop button: class `stop`, "Stop response", the stop icon [G1.5]. */
   function updateButtons() {
     if (!composer) return;
-    const { sendButton, micButton } = composer;
-    const icon = /** @type {HTMLElement} */ (sendButton.querySelector('mat-icon'));
+    const { send, mic, slot } = composer;
     const answering = generation !== null;
-    sendButton.classList.toggle('stop', answering);
-    sendButton.setAttribute('aria-label', answering ? TEXT.stop : TEXT.send);
-    sendButton.setAttribute('aria-disabled', String(!answering && !composer.text.trim()));
+    const icon = /** @type {HTMLElement} */ (send.querySelector('mat-icon'));
+    send.classList.toggle('stop', answering);
+    send.setAttribute('aria-label', answering ? TEXT.stop : TEXT.send);
     icon.setAttribute('data-mat-icon-name', answering ? 'stop' : 'send');
     icon.setAttribute('fonticon', answering ? 'stop' : 'send');
-    micButton.hidden = answering;
+    const wanted = answering || composer.text.trim() ? send : mic;
+    if (slot.firstChild !== wanted) slot.replaceChildren(wanted);
   }
 
   function submit() {
@@ -237,93 +219,51 @@
     ask(text);
   }
 
+  /** Stop. The real page POSTs batchexecute NkpXw and its stream still ends normally [G7.3];
+   * the fake aborts its request, which ends the server's stream. */
   function stop() {
     // The stuck state (docs/sites.md#gemini-stuck): the UI has hung, so Stop does nothing.
     if (!generation || generation.stuck) return;
     generation.stopped = true;
-    generation.abort.abort();
+    generation.xhr?.abort();
   }
 
-  // ---- asking -----------------------------------------------------------------------------------
+  // ---- the StreamGenerate response [G7.1, G7.2, G5.5] -------------------------------------------
 
-  /** @param {string} text */
-  async function ask(text) {
-    const exchange = addExchange(text);
-    const { response, content, view } = addResponse(exchange);
-    /** @type {Generation} */
-    const gen = {
-      text, abort: new AbortController(), questionId: '', stuck: false, stopped: false,
-      finished: false, response, content, view, conversationId: null, shown: false,
-    };
-    generation = gen;
-    updateButtons();
-    const request = [[text, 0, null, null, null, null, 0], [config.locale],
-      [conversationId ? `c_${conversationId}` : '', '', '']];
-    try {
-      const reply = await fetch(
-        '/_/BardChatUi/data/assistant.lamda.BardFrontendService/StreamGenerate?bl=boq_fake&rt=c', {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
-          body: 'f.req=' + encodeURIComponent(JSON.stringify([null, JSON.stringify(request)])) +
-            '&at=fake-token',
-          signal: gen.abort.signal,
-        });
-      gen.questionId = reply.headers.get('x-fake-question-id') || '';
-      gen.stuck = reply.headers.get('x-fake-state') === 'stuck';
-      if (reply.status === 429) {
-        showMessage(gen, TEXT.rateLimit, 'rate-limit-message');
-      } else if (!reply.ok) {
-        showMessage(gen, TEXT.error, 'error-message');
-      } else {
-        await readFrames(gen, reply);
-      }
-    } catch (error) {
-      if (!gen.stopped) showMessage(gen, TEXT.error, 'error-message');
+  /** @param {any} value @param {number[]} path @returns {any} value[path…], or undefined */
+  function dig(value, path) {
+    for (const key of path) {
+      if (!Array.isArray(value)) return undefined;
+      value = value[key];
     }
-    finish(gen);
+    return value;
   }
 
-  /** Gemini's length-prefixed frames: `<length>\n<json>\n`, length in UTF-16 code units. */
-  async function* frames(reply) {
-    let buffer = '';
-    let prefixSeen = false;
-    for await (const piece of textChunks(reply)) {
-      buffer += piece;
-      if (!prefixSeen) {
-        if (buffer.length < 6) continue;
-        buffer = buffer.replace(/^\)\]\}'\n\n?/, '');
-        prefixSeen = true;
-      }
-      while (true) {
-        const newline = buffer.indexOf('\n');
-        if (newline < 0) break;
-        const length = Number(buffer.slice(0, newline));
-        if (buffer.length < newline + 1 + length) break;
-        yield JSON.parse(buffer.slice(newline + 1, newline + 1 + length));
-        buffer = buffer.slice(newline + 1 + length);
-      }
-    }
-  }
-
-  /** @param {Generation} gen @param {Response} reply */
-  async function readFrames(gen, reply) {
-    for await (const frame of frames(reply)) {
-      const [kind, , payload] = frame[0];
-      if (kind !== 'wrb.fr') continue;
-      if (payload === null) {
-        showMessage(gen, TEXT.error, 'error-message');
+  /** @param {Generation} gen @param {any} frame */
+  function onFrame(gen, frame) {
+    if (!Array.isArray(frame)) return;
+    for (const part of frame) {
+      if (!Array.isArray(part) || part[0] !== 'wrb.fr') continue;
+      const code = dig(part, [5, 2, 0, 1, 0]); // [G5.5]
+      if (typeof code === 'number') {
+        gen.errorCode = code;
         continue;
       }
-      const inner = JSON.parse(payload);
-      gen.conversationId = String(inner[1][0]).replace(/^c_/, '');
-      showAnswer(gen, inner[4][0][1][0]);
+      if (typeof part[2] !== 'string') continue;
+      const inner = parse(part[2]);
+      const ids = dig(inner, [1]);
+      if (typeof ids?.[0] === 'string') gen.conversationId = ids[0].replace(/^c_/, '');
+      if (typeof ids?.[1] === 'string') nameResponse(gen.message, ids[1]);
+      const text = dig(inner, [4, 0, 1, 0]); // the whole text so far [G7.2]
+      if (typeof text === 'string' && text) showAnswer(gen, text); // latest non-empty wins
     }
   }
 
-  /** Each frame carries the whole answer so far. @param {Generation} gen @param {string} text */
+  /** The text so far. @param {Generation} gen @param {string} text */
   function showAnswer(gen, text) {
-    if (!gen.view) return;
-    doneLoading(gen.response);
+    if (text === gen.latest) return;
+    gen.latest = text;
+    gen.content.querySelector('[role="progressbar"]')?.remove();
     gen.view.update(text);
     gen.view.fill();
     const shownAt = nowEpoch();
@@ -335,27 +275,87 @@
     scrollToEnd();
   }
 
-  /** A response that is a notice (rate limit, error) rather than an answer. */
-  function showMessage(gen, text, className) {
-    doneLoading(gen.response);
-    gen.view = null;
-    gen.content.append(el('div', { class: className, role: 'alert' }, text));
+  /**
+   * Send with XMLHttpRequest, read on its progress events [G7.1].
+   * @param {Generation} gen @param {string} body @returns {Promise<number>} the HTTP status
+   * (0 when aborted)
+   */
+  function stream(gen, body) {
+    return new Promise((resolve) => {
+      const xhr = new XMLHttpRequest();
+      gen.xhr = xhr;
+      const reader = new FrameReader();
+      let read = 0;
+      const consume = () => {
+        if (xhr.status !== 200) return;
+        const text = xhr.responseText;
+        if (text.length <= read) return;
+        const frames = reader.push(text.slice(read));
+        read = text.length;
+        for (const frame of frames) onFrame(gen, frame);
+      };
+      const params = new URLSearchParams({
+        bl: 'boq_assistant-bard-web-server_fake', 'f.sid': '0', hl: config.locale,
+        _reqid: String(++requestCount * 100000 + 1234), rt: 'c',
+      });
+      xhr.open('POST', `${STREAM_PATH}?${params}`);
+      xhr.setRequestHeader('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      xhr.setRequestHeader('x-same-domain', '1');
+      xhr.addEventListener('readystatechange', () => {
+        if (xhr.readyState === XMLHttpRequest.HEADERS_RECEIVED) {
+          gen.questionId = xhr.getResponseHeader('x-fake-question-id') || '';
+          gen.stuck = xhr.getResponseHeader('x-fake-state') === 'stuck'; // fake-only
+        }
+      });
+      xhr.addEventListener('progress', consume);
+      xhr.addEventListener('load', consume);
+      xhr.addEventListener('loadend', () => resolve(xhr.status));
+      xhr.send(body);
+    });
   }
 
-  /** The final state: feedback icons shown, Stop back to Send, then report. */
+  // ---- asking -----------------------------------------------------------------------------------
+
+  /** @param {string} text */
+  async function ask(text) {
+    const exchange = addExchange(text);
+    const { response, content, message, footer, view } = addResponse(exchange);
+    /** @type {Generation} */
+    const gen = {
+      text, xhr: null, questionId: '', stuck: false, stopped: false, finished: false,
+      response, content, message, footer, view, conversationId: null, latest: '',
+      errorCode: null, shown: false,
+    };
+    generation = gen;
+    updateButtons();
+    const request = [[text, 0, null, null, null, null, 0], [config.locale],
+      [conversationId ? `c_${conversationId}` : '', '', '']];
+    const body = 'f.req=' + encodeURIComponent(JSON.stringify([null, JSON.stringify(request)])) +
+      '&at=' + encodeURIComponent('fake-at-token');
+    const status = await stream(gen, body);
+    if (gen.stopped) {
+      // finish() adds the note
+    } else if (status === 401) {
+      generation = null;
+      showSignIn();
+    } else if (status === 429 || gen.errorCode === USAGE_LIMIT) {
+      showAnswer(gen, TEXT.rateLimit);
+    } else if (status !== 200 || (gen.errorCode !== null && !gen.latest)) {
+      showAnswer(gen, TEXT.error); // errors are ordinary model replies [G5.4]
+    }
+    finish(gen);
+  }
+
+  /** The final state: the footer complete, Stop back to mic or Send, then report. */
   function finish(gen) {
     if (gen.finished) return;
     gen.finished = true;
     if (generation === gen) generation = null;
-    doneLoading(gen.response);
-    if (gen.view) {
-      if (gen.stopped) gen.content.append(el('div', { class: 'stopped-note' }, TEXT.stopped));
-      addFeedback(gen.response);
-      announcer.textContent = /** @type {HTMLElement} */ (gen.view.container).innerText;
-    }
+    if (gen.stopped) gen.content.append(el('div', {}, TEXT.stopped)); // [G3.6]
+    complete(gen.footer, gen.content);
     if (gen.conversationId && gen.conversationId !== conversationId) {
       conversationId = gen.conversationId;
-      window.history.pushState(null, '', `/app/${conversationId}`);
+      window.history.pushState(null, '', `/app/${conversationId}`); // [G6.2]
     }
     updateButtons();
     report(gen.questionId, 'complete', nowEpoch(), gen.stopped);
@@ -363,16 +363,16 @@
 
   // ---- page states ------------------------------------------------------------------------------
 
+  /** Signed out: no composer, a visible "Sign in" link to accounts.google.com [G5.1]. */
   function showSignIn() {
-    container.append(el('div', { class: 'sign-in-container' },
-      el('h1', {}, TEXT.signInTitle),
-      el('a', {
-        class: 'sign-in-button', 'aria-label': TEXT.signIn,
-        href: 'https://accounts.google.com/ServiceLogin?continue=https://gemini.google.com/app',
-      }, TEXT.signIn)));
+    root.replaceChildren(el('a', {
+      href: 'https://accounts.google.com/ServiceLogin?continue=https://gemini.google.com/app',
+    }, TEXT.signIn));
+    composer = null;
+    scroller = null;
   }
 
-  /** Earlier turns of /app/<id>, from the batchexecute RPC hNvQHb. @param {string} id */
+  /** Earlier turns of /app/<id>, from the batchexecute RPC hNvQHb [G7.4]. @param {string} id */
   async function loadConversation(id) {
     const request = [[['hNvQHb', JSON.stringify([`c_${id}`, 10]), null, 'generic']]];
     const reply = await fetch('/_/BardChatUi/data/batchexecute?rpcids=hNvQHb&rt=c', {
@@ -381,18 +381,24 @@
       body: 'f.req=' + encodeURIComponent(JSON.stringify(request)),
     });
     if (!reply.ok) {
-      chatHistory().append(el('div', { class: 'error-message', role: 'alert' }, TEXT.notFound));
+      chatHistory().append(el('p', {}, TEXT.notFound));
       return;
     }
-    for await (const frame of frames(reply)) {
-      for (const [question, answer] of JSON.parse(frame[0][2])) {
-        const exchange = addExchange(question);
-        if (answer === null) continue;
-        const { response, view } = addResponse(exchange);
-        doneLoading(response);
-        view.update(answer);
-        view.fill();
-        addFeedback(response);
+    for (const frame of new FrameReader().push(await reply.text() + '\n')) {
+      for (const part of Array.isArray(frame) ? frame : []) {
+        if (!Array.isArray(part) || part[0] !== 'wrb.fr' || typeof part[2] !== 'string') continue;
+        const turns = parse(part[2]);
+        for (const turn of Array.isArray(turns) ? turns : []) {
+          if (!Array.isArray(turn) || typeof turn[0] !== 'string') continue;
+          const exchange = addExchange(turn[0]);
+          if (typeof turn[1] !== 'string') continue;
+          const { content, message, footer, view } = addResponse(exchange);
+          nameResponse(message, hexId());
+          content.querySelector('[role="progressbar"]')?.remove();
+          view.update(turn[1]);
+          view.fill();
+          complete(footer, content);
+        }
       }
     }
   }
