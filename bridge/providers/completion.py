@@ -83,15 +83,21 @@ class ChatGPTObservation:
     send_button_present: bool
     send_button_enabled: bool
     input_empty: bool
-    has_skip_thinking_button: bool  # "Skip thinking" / "今すぐ回答"
-    still_generating_text: (
-        bool  # "is still generating" / "generating a response" / "回答を生成しています"
-    )
-    thinking_complete_marker: bool  # "Thinking time: 17s" / "思考時間: 17s"
+    has_skip_thinking_button: bool  # "Answer now" / "Skip thinking" / "今すぐ回答" (C4.4)
+    # A thinking status shows in the newest turn: a label such as "Thinking", "Reasoning",
+    # 思考中 (C4.1), or a `span.loading-shimmer` / `.result-thinking` placeholder.
+    still_generating_text: bool
+    thinking_complete_marker: bool  # "Thought for 12s" / 思考時間 summary in the turn (C4.2)
     last_assistant_text_len: int  # rendered text length of the newest assistant turn
-    login_wall: bool = False
+    login_wall: bool = False  # login CTAs and no profile button, or an auth page (C5.1-C5.4)
     rate_limited: bool = False
-    error_turn: bool = False  # "Something went wrong" turn with a retry button
+    # The newest answer is an error text of the evidence ("Something went wrong…", C5.8), or
+    # a "Thinking failed" / "Stopped thinking" turn with no answer (C3.6).
+    error_turn: bool = False
+    # The voice-mode button is in the send slot (no stop button): the composer's idle state
+    # after an answer when the composer is empty (C1.11, C3.3).
+    speech_button: bool = False
+    action_bar: bool = False  # copy/good/bad buttons on the newest turn (C2.6); not a signal
 
 
 @dataclass(frozen=True)
@@ -102,14 +108,18 @@ class GeminiObservation:
     user_count: int
     model_response_count: int
     has_stop_button: bool
+    # The mic slot is idle: composer present and empty, neither send nor stop button. No mic
+    # selector is evidenced (G1.4 only says mic and send swap), so the page tells by behaviour.
     has_mic_button: bool
-    has_feedback_buttons: bool  # img[alt=thumb_up]/thumb_down present in the newest response
+    # "Good response" / "Bad response" (良い回答 / 悪い回答) buttons in the newest response (G2.6).
+    has_feedback_buttons: bool
     send_button_enabled: bool
     input_empty: bool
     last_response_text_len: int
     login_wall: bool = False
-    rate_limited: bool = False
-    error_turn: bool = False
+    rate_limited: bool = False  # the newest reply is a limit notice (G5.5)
+    error_turn: bool = False  # the newest reply is an error text of the evidence (G5.4)
+    response_complete: bool = False  # `.response-footer.complete` in the newest response (G2.7)
 
 
 @dataclass(frozen=True)
@@ -150,13 +160,19 @@ class _Condition(NamedTuple):
 _Obs = TypeVar("_Obs", ChatGPTObservation, GeminiObservation)
 
 
-def _failure(obs: ChatGPTObservation | GeminiObservation) -> str | None:
-    # These mean no answer is coming however long we wait (docs/flows.md#known-problem-5).
+def _failure(
+    obs: ChatGPTObservation | GeminiObservation, *, new_answer: bool, limit_in_answer: bool
+) -> str | None:
+    """What ends the wait with no answer: these mean none is coming however long we wait
+    (docs/flows.md#known-problem-5). An error turn, and a limit notice that is the answer
+    itself (Gemini, G5.5), are about the newest answer: one left from before sending (an
+    existing conversation that ended in an error or a limit) says nothing about this question.
+    """
     if obs.login_wall:
         return "login_wall"
-    if obs.rate_limited:
+    if obs.rate_limited and (new_answer or not limit_in_answer):
         return "rate_limited"
-    if obs.error_turn:
+    if obs.error_turn and new_answer:
         return "error_turn"
     return None
 
@@ -282,13 +298,15 @@ class ChatGPTCompletion(_Detector[ChatGPTObservation]):
             if now >= no_turn_at:
                 return Verdict(Phase.FAILED, "no_new_turn", None, False)
             return Verdict(Phase.WAITING, "awaiting_new_turn", no_turn_at, False)
-        if (failure := _failure(obs)) is not None:
+        new_answer = obs.assistant_count > self._initial
+        # ChatGPT shows limits in dialogs and toasts, not as the answer (C5.9).
+        if (failure := _failure(obs, new_answer=new_answer, limit_in_answer=False)) is not None:
             return Verdict(Phase.FAILED, failure, None, False)
 
-        # docs/sites.md#chatgpt-thinking: Thinking is in progress while the skip button shows, or
-        # while the page says it is generating and no "Thinking time: Xs" marker says it finished.
-        # Nothing completes then: an early completion would capture the intermediate thinking
-        # state.
+        # docs/sites.md#chatgpt-thinking: Thinking is in progress while a skip control shows
+        # ("Answer now", C4.4), or while a thinking status shows in the turn (C4.1) and no
+        # "Thought for Ns" summary (C4.2) says it finished. Nothing completes then: an early
+        # completion would capture the intermediate thinking state.
         thinking = obs.has_skip_thinking_button or (
             obs.still_generating_text and not obs.thinking_complete_marker
         )
@@ -316,7 +334,11 @@ class ChatGPTCompletion(_Detector[ChatGPTObservation]):
         if obs.has_stop_button:
             stable_at = self._text_changed_at + timings.chatgpt_thinking_fallback_s
             thinking_fallback_at = max(thinking_fallback_at, stable_at)
+        ended = stop_gone and self._saw_stop
         conditions = [
+            # The site's own idle state (C1.11, C3.3): the stop button was seen and is gone, and
+            # the voice-mode button is back in the send slot of the empty composer.
+            _Condition("speech_button_back", ended and obs.speech_button and obs.input_empty),
             # Condition 1 (docs/sites.md#completion-chatgpt): the composer is back (stop button
             # replaced by an enabled send).
             _Condition(
@@ -324,8 +346,9 @@ class ChatGPTCompletion(_Detector[ChatGPTObservation]):
                 stop_gone and obs.send_button_present and obs.send_button_enabled,
             ),
             # Condition 2: ChatGPT shows a voice button instead of send when the input is
-            # empty, so "stop seen then gone, input empty" is the usual way a reply ends.
-            _Condition("stop_seen_then_gone", stop_gone and self._saw_stop and obs.input_empty),
+            # empty, so "stop seen then gone, input empty" ends a reply even when the voice
+            # button is not recognised.
+            _Condition("stop_seen_then_gone", ended and obs.input_empty),
             # Condition 3: the stop button may never have been observed (fast replies).
             _Condition(
                 "fallback_5s",
@@ -378,7 +401,9 @@ class GeminiCompletion(_Detector[GeminiObservation]):
             if now >= no_response_at:
                 return Verdict(Phase.STUCK, "stuck_no_response", None, False)
             return Verdict(Phase.WAITING, "awaiting_new_response", no_response_at, False)
-        if (failure := _failure(obs)) is not None:
+        new_answer = obs.model_response_count > self._initial
+        # Gemini's limit notice is its reply (G5.5): only a new reply can be this ask's.
+        if (failure := _failure(obs, new_answer=new_answer, limit_in_answer=True)) is not None:
             return Verdict(Phase.FAILED, failure, None, False)
 
         deadlines: list[float] = []
@@ -405,8 +430,13 @@ class GeminiCompletion(_Detector[GeminiObservation]):
         # when it never was seen.
         ended = self._saw_stop and not obs.has_stop_button
         conditions = [
-            _Condition("feedback_icons", ended and obs.has_feedback_buttons),  # ★★★ condition 0
-            _Condition("mic_button", ended and obs.has_mic_button),  # ★★☆ condition 1
+            # Condition 0: the response says it is done: its footer gets `.complete` (G2.7) or
+            # it shows its Good/Bad response buttons (G2.6). The reason keeps its old name.
+            _Condition(
+                "feedback_icons", ended and (obs.response_complete or obs.has_feedback_buttons)
+            ),
+            # Condition 1: the mic slot is idle again (by behaviour, see GeminiObservation).
+            _Condition("mic_button", ended and obs.has_mic_button),
             _Condition(  # ★★☆ condition 2
                 "stop_gone_send_enabled", ended and obs.send_button_enabled and obs.input_empty
             ),

@@ -1,85 +1,129 @@
 // Injected into chatgpt.com / gemini.google.com tabs by bridge (Runtime.evaluate), once per
 // document. It only reads the page and performs the input steps the drivers ask for; every
-// decision (completion, fallbacks, retries) is made in Python. Selectors: docs/sites.md#chatgpt
-// and docs/sites.md#gemini (shadow DOM: docs/sites.md#gemini-shadow-dom; icons:
-// docs/sites.md#language-independent-selectors).
+// decision (completion, fallbacks, retries) is made in Python.
+//
+// What it knows about each site comes from the provider packs (bridge/providers/packs/*.json,
+// docs/sites.md#provider-packs), substituted for __BRIDGE_PACKS__ when the script is built: the
+// code below is generic (one `site` per pack), and the per-provider hooks only name the
+// observation fields the Python detectors read. Both sites are queried in the light DOM only
+// (ChatGPT: SITE-FACTS C2.9; Gemini: G2.8, docs/sites.md#gemini-shadow-dom).
 (() => {
   const VERSION = '__BRIDGE_PAGE_VERSION__';
   if (window.__bridgePage && window.__bridgePage.version === VERSION) return VERSION;
+  const PACKS = __BRIDGE_PACKS__;
+
+  // ---- the packs, checked once with the browser's own parsers ---------------------------------
+
+  /** Problems found in the packs here (a selector Chromium rejects, a regex JS rejects). */
+  const packErrors = [];
+  const probe = document.createDocumentFragment();
+
+  function validSelector(provider, name, s) {
+    try {
+      probe.querySelector(s);
+      return true;
+    } catch (e) {
+      packErrors.push(`${provider}: selectors.${name}: ${JSON.stringify(s)} is not a valid selector`);
+      return false;
+    }
+  }
+
+  function compile(provider, name, spec) {
+    if (!spec) return null;
+    try {
+      return new RegExp(spec[0], spec[1] || '');
+    } catch (e) {
+      packErrors.push(`${provider}: ${name}: ${e.message}`);
+      return null;
+    }
+  }
+
+  function prepare(provider, data) {
+    const sel = {};
+    for (const [name, list] of Object.entries(data.selectors)) {
+      const ok = list.filter((s) => validSelector(provider, name, s));
+      if (ok.length) sel[name] = ok;
+    }
+    const re = {};
+    for (const [name, spec] of Object.entries(data.regex)) {
+      const r = compile(provider, `texts.${name}`, spec);
+      if (r) re[name] = r;
+    }
+    return {
+      provider,
+      fingerprint: data.fingerprint,
+      sel,
+      texts: data.texts,
+      re,
+      flow: data.flow,
+      conversationPath: compile(provider, 'urls.conversation_path', data.urls.conversation_path),
+      loginPath: compile(provider, 'urls.login_path', data.urls.login_path),
+      loginHosts: data.urls.login_hosts || [],
+    };
+  }
 
   // ---- DOM helpers --------------------------------------------------------------------------
 
-  /** Every open shadow root below root, found by walking the whole tree. */
-  function walkShadowRoots(root) {
-    const out = [];
-    const visit = (node) => {
-      for (const el of node.querySelectorAll('*')) {
-        if (el.shadowRoot) {
-          out.push(el.shadowRoot);
-          visit(el.shadowRoot);
-        }
-      }
-    };
-    visit(root);
-    return out;
-  }
-
-  // While any watcher runs, the document's shadow roots are kept in a cache updated from
-  // mutation records (added subtrees scanned, roots of removed hosts dropped), so a report
-  // costs no walk of the whole page: on a long conversation that walk dominated each report.
-  // Without a watcher, or when asked to refresh (the safety-net read), the tree is walked.
-  let rootsCache = null;
-  let watchers = 0;
-
-  function shadowRoots(root = document) {
-    if (root === document && rootsCache) return rootsCache;
-    return walkShadowRoots(root);
-  }
-
-  function refreshRoots() {
-    if (rootsCache) rootsCache = walkShadowRoots(document);
-  }
-
-  /** Update the cache from mutation records; returns the newly found roots. */
-  function trackRoots(records) {
-    if (!rootsCache) return [];
-    const found = [];
-    let removed = false;
-    for (const record of records) {
-      if (record.type !== 'childList') continue;
-      if (record.removedNodes.length) removed = true;
-      for (const node of record.addedNodes) {
-        if (node.nodeType !== Node.ELEMENT_NODE) continue;
-        if (node.shadowRoot) found.push(node.shadowRoot, ...walkShadowRoots(node.shadowRoot));
-        found.push(...walkShadowRoots(node));
-      }
-    }
-    if (removed) rootsCache = rootsCache.filter((r) => r.host.isConnected);
-    for (const r of found) if (!rootsCache.includes(r)) rootsCache.push(r);
-    return found;
-  }
-
-  /** querySelectorAll across the document and all shadow roots (docs/sites.md#gemini-shadow-dom). */
-  function collectDeep(selector, root = document) {
-    const seen = new Set();
-    const out = [];
-    for (const scope of [root, ...shadowRoots(root)]) {
-      for (const el of scope.querySelectorAll(selector)) {
-        if (!seen.has(el)) {
-          seen.add(el);
-          out.push(el);
-        }
-      }
-    }
-    return out;
-  }
-
-  const labelOf = (el) =>
-    `${el.getAttribute('aria-label') || ''} ${el.getAttribute('data-testid') || ''} ${el.textContent || ''}`;
+  const last = (list) => (list.length ? list[list.length - 1] : null);
   const isDisabled = (el) =>
     !!el && (el.disabled === true || el.getAttribute('aria-disabled') === 'true');
-  const last = (list) => (list.length ? list[list.length - 1] : null);
   const norm = (s) => (s || '').replace(/\s+/g, '');
+  const joined = (list) => list.join(', ');
+
+  /** Every element matching any selector of the list, in document order, each once. */
+  function all(list, root = document) {
+    if (!list || !root) return [];
+    return [...root.querySelectorAll(joined(list))];
+  }
+  /** Ordered candidates: the newest element of the first selector that matches. */
+  function firstOf(list, root = document) {
+    if (!list) return null;
+    for (const s of list) {
+      const found = last(root.querySelectorAll(s));
+      if (found) return found;
+    }
+    return null;
+  }
+  const matchesAny = (el, list) => !!list && !!el && el.matches(joined(list));
+  const closestOf = (el, list) => (list && el ? el.closest(joined(list)) : null);
+  /** An icon (mat-icon) or wrapper stands for the button it sits in. */
+  const asButton = (el) => el.closest('button') || el;
+  const visible = (el) =>
+    !!el && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+
+  // Texts are compared the way the evidence quotes them (SITE-FACTS "How to read this"): case,
+  // spaces (textContent joins paragraphs without one) and curly apostrophes do not matter;
+  // `bare` also drops final punctuation.
+  const canon = (s) => (s || '').replace(/[\u2018\u2019\u02bc]/g, "'").replace(/\s+/g, '').toLowerCase();
+  const bare = (s) => canon(s).replace(/[.!?。！？…]+$/u, '');
+  const controlText = (el) =>
+    `${el.getAttribute('aria-label') || ''} ${el.getAttribute('data-testid') || ''} ${el.getAttribute('title') || ''} ${el.textContent || ''}`;
+
+  /** A control labelled exactly with one of the texts (as the evidence quotes the labels):
+   * its aria-label, title or visible text, compared by `bare`. Exact, so "フィードバックを送信"
+   * is no "送信" and a container of many controls is none of them. */
+  function labelIs(el, texts) {
+    const have = [el.getAttribute('aria-label'), el.getAttribute('title'), el.textContent]
+      .map(bare)
+      .filter(Boolean);
+    return texts.some((t) => have.includes(bare(t)));
+  }
+
+  /**
+   * The known text ``text`` is, if any: equal to one (see canon/bare), or starting with one
+   * that the evidence quotes cut off with "…". With ``loose``, starting with any is enough.
+   */
+  function knownText(text, known, loose) {
+    const have = bare(text);
+    if (!have || !known) return '';
+    for (const k of known) {
+      const want = bare(k);
+      if (!want) continue;
+      const cut = /(…|\.\.\.)\s*$/.test(k);
+      if (have === want || ((cut || loose) && have.startsWith(want))) return k;
+    }
+    return '';
+  }
 
   /** Text of an input: textarea value, else its paragraphs. */
   function inputText(el) {
@@ -95,7 +139,7 @@
   const BLOCKS = new Set(['P', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'UL', 'OL', 'PRE', 'BLOCKQUOTE', 'TABLE', 'HR']);
 
   function inlineText(el) {
-    // Buttons inside answers are UI ("Copy code", "Thinking time: 17s"), never answer text.
+    // Buttons inside answers are UI ("Copy code", "Thought for 17s"), never answer text.
     let out = '';
     for (const node of el.childNodes) {
       if (node.nodeType === Node.TEXT_NODE) out += node.textContent;
@@ -172,238 +216,320 @@
     return parts.filter((p) => p.trim()).join('\n\n').trim();
   }
 
-  // ---- ChatGPT (docs/sites.md#chatgpt) ---------------------------------------------------------
+  // ---- one site, from its pack ----------------------------------------------------------------
 
-  /**
-   * Cloudflare's interstitial in front of a site (docs/sites.md#challenge, SITE-FACTS C5.5):
-   * its titles, its own element ids and frame, or its texts, on a page without the site's
-   * composer. Its challenge-platform script alone is no sign: ChatGPT loads it on normal
-   * pages too (OR, 2026-07-12).
-   */
-  function cloudflareChallenge(input) {
-    if (input) return false;
-    if (/^(just a moment|attention required! \| cloudflare)/i.test(document.title.trim())) return true;
-    if (document.querySelector('#challenge-form, #challenge-running, #cf-challenge-running, iframe[src*="challenges.cloudflare.com"]')) return true;
-    const text = document.body ? document.body.innerText || '' : '';
-    return /verify you are human|checking your browser|needs to review the security of your connection/i.test(text);
+  /** Longer replies are never compared with the error texts (all of which are short). */
+  const ERROR_MAX_CHARS = 1000;
+
+  function makeSite(pk) {
+    const S = pk.sel;
+    const T = pk.texts;
+    const R = pk.re;
+    const F = pk.flow;
+    const messages = [...(S.user_message || []), ...(S.assistant_message || []), ...(S.turn || [])];
+
+    const site = {
+      pack: pk,
+      input: () => firstOf(S.input),
+      users: () => all(S.user_message),
+      answers: () => all(S.assistant_message),
+      newestAnswer: () => last(site.answers()),
+      /** The turn wrapper of a message (an article or a section, C2.1), else the message. */
+      turnOf: (a) => (a && closestOf(a, S.turn)) || a,
+      inMessage: (el) => !!closestOf(el, messages),
+      inChrome: (el) => !!closestOf(el, S.chrome),
+      /** Read-aloud / dictation / voice controls (C1.12): never send, never stop. */
+      excluded: (el) => !!R.control_exclude && R.control_exclude.test(controlText(el)),
+
+      /** Buttons labelled with one of the texts, in the composer scope, outside messages. */
+      labelButtons(texts) {
+        if (!texts) return [];
+        const scopes = S.composer_scope ? all(S.composer_scope) : [document];
+        const out = new Set();
+        for (const scope of scopes) {
+          for (const b of scope.querySelectorAll('button')) {
+            if (labelIs(b, texts) && !site.excluded(b) && !site.inMessage(b)) out.add(b);
+          }
+        }
+        return [...out];
+      },
+      stopButtons() {
+        const direct = all(S.stop_button).map(asButton).filter((b) => !site.excluded(b));
+        return direct.length ? direct : site.labelButtons(T.stop_labels);
+      },
+      stopButton: () => last(site.stopButtons()),
+      isVoice: (b) => matchesAny(b, S.speech_button) || site.excluded(b),
+      sendButton() {
+        const stops = new Set(site.stopButtons());
+        const ok = (b) => !stops.has(b) && !site.isVoice(b);
+        const direct = all(S.send_button).map(asButton).filter(ok);
+        if (direct.length) return last(direct);
+        return last(site.labelButtons(T.send_labels).filter(ok));
+      },
+      speechButton: () => last(all(S.speech_button)),
+      /** A mic selector only where a pack has one; Gemini's is undocumented (G1.4). */
+      micButton() {
+        const b = last(all(S.mic_button).map(asButton));
+        return b && visible(b) ? b : null;
+      },
+      skipButton() {
+        if (!T.skip_thinking_labels) return null;
+        return last([...document.querySelectorAll('button')].filter((b) => labelIs(b, T.skip_thinking_labels)));
+      },
+
+      /** The answer container in a message: the first selector that has one outside chrome. */
+      answerIn(a, list) {
+        if (!a || !list) return null;
+        for (const s of list) {
+          const found = last([...a.querySelectorAll(s)].filter((el) => !site.inChrome(el)));
+          if (found) return found;
+        }
+        return null;
+      },
+      /** A copy of el without buttons and the site's chrome (hidden headings, thoughts). */
+      cleaned(el) {
+        const copy = el.cloneNode(true);
+        const drop = ['button', ...(S.chrome || [])];
+        for (const x of copy.querySelectorAll(joined(drop))) x.remove();
+        return copy;
+      },
+      /** Readable text of el without buttons and chrome (blocks on their own lines). */
+      textOf(el) {
+        if (!el) return '';
+        const copy = site.cleaned(el);
+        for (const b of copy.querySelectorAll('p, div, li, pre, tr, br, blockquote, section, article, h1, h2, h3, h4, h5, h6')) {
+          b.append('\n');
+        }
+        return (copy.textContent || '').replace(/[ \t]*\n\s*/g, '\n').trim();
+      },
+      /** The whole reply of a message, as a person reads it; '' when longer than max
+       * characters (a notice or an error text is short: long answers cost no copy). */
+      replyText(a, max = Infinity) {
+        if (!a) return '';
+        const el = site.answerIn(a, S.answer) || site.answerIn(a, S.answer_fallback) || a;
+        if ((el.textContent || '').length > max) return '';
+        return site.textOf(el);
+      },
+
+      // -- thinking (docs/sites.md#chatgpt-thinking) --
+      /** A status label (a whole text outside the answer) or a shimmer in the turn (C4.1). */
+      thinkingStatus(turn) {
+        if (!turn) return false;
+        if (all(S.thinking_status, turn).length) return true;
+        if (!T.thinking_labels) return false;
+        const wanted = new Set(T.thinking_labels.map(bare));
+        const walker = document.createTreeWalker(turn, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          if (!wanted.has(bare(n.textContent))) continue;
+          const host = n.parentElement;
+          if (host && !closestOf(host, S.answer)) return true;
+        }
+        return false;
+      },
+      disclosures: (turn) => (turn ? [...turn.querySelectorAll('button, [aria-expanded]')] : []),
+      /** "Thought for 12s" / 思考時間 (C4.2): it stays after thinking is done. */
+      thinkingSummary(turn) {
+        if (!R.thinking_summary) return false;
+        return site.disclosures(turn).some((b) => R.thinking_summary.test(`${b.getAttribute('aria-label') || ''} ${b.textContent || ''}`));
+      },
+      /** "Thinking failed" / "Stopped thinking" with no answer (C3.6): the label, else ''. */
+      thinkingFailed(turn, a) {
+        if (!T.thinking_failed || !turn) return '';
+        const hit = site.disclosures(turn).find((b) => knownText(b.textContent, T.thinking_failed, true));
+        if (!hit) return '';
+        const md = site.answerIn(a, S.answer);
+        return md && site.textOf(md) ? '' : hit.textContent.trim();
+      },
+
+      // -- notices (docs/sites.md#rate-limit, #error-turn, #login-wall, #challenge) --
+      rateLimit() {
+        const re = R.rate_limit;
+        if (!re) return '';
+        for (const el of all(S.rate_limit_surface)) {
+          // An answer that talks about rate limits is no notice: skip what holds messages.
+          if (site.inMessage(el) || (messages.length && el.querySelector(joined(messages)))) continue;
+          // textContent to test (no layout on every report), innerText to show.
+          if (re.test(el.textContent || '')) return (el.innerText || el.textContent || '').trim();
+        }
+        if (F.rate_limit_in_reply) {
+          const max = F.reply_notice_max_chars || Infinity;
+          const text = site.replyText(site.newestAnswer(), max);
+          if (text && text.length <= max && re.test(text)) return text;
+        }
+        return '';
+      },
+      /** The reset time a limit notice states ("after 3:45 PM", "in 2 hours"), else ''. */
+      resetOf(notice) {
+        const m = notice && R.rate_limit_reset ? R.rate_limit_reset.exec(notice) : null;
+        if (!m) return '';
+        return (m.slice(1).find((g) => g) || m[0]).trim();
+      },
+      /** The newest answer when it is an error text of the evidence, not an answer. */
+      errorTurn() {
+        const a = site.newestAnswer();
+        if (!a) return '';
+        const failed = site.thinkingFailed(site.turnOf(a), a);
+        if (failed) return failed;
+        if (!T.error_replies) return '';
+        const text = site.replyText(a, ERROR_MAX_CHARS);
+        if (knownText(text, T.error_replies, false)) return text;
+        // With a Regenerate button up (C2.8), an error text with more after it counts too.
+        if (S.regenerate && all(S.regenerate).length && knownText(text, T.error_replies, true)) return text;
+        return '';
+      },
+      loginWall() {
+        if (pk.loginHosts.includes(location.hostname)) return true;
+        if (pk.loginPath && pk.loginPath.test(location.pathname)) return true;
+        if (!all(S.login_cta).some(visible)) return false;
+        if (F.login_requires_no_composer && site.input()) return false;
+        return !all(S.logged_in).length;
+      },
+      /**
+       * Cloudflare's interstitial in front of a site (docs/sites.md#challenge, C5.5): its
+       * titles, its own element ids and frame, or its texts, on a page without the site's
+       * composer. Its challenge-platform script alone is no sign (ChatGPT loads it on normal
+       * pages too), so it is in no pack.
+       */
+      challenge() {
+        if (site.input()) return false;
+        if (R.challenge_title && R.challenge_title.test(document.title.trim())) return true;
+        if (all(S.challenge).length) return true;
+        const text = document.body ? document.body.innerText || '' : '';
+        return !!R.challenge_body && R.challenge_body.test(text);
+      },
+
+      /** Everything a detector may want, under generic names (hooks rename them). */
+      signals() {
+        const answers = site.answers();
+        const a = last(answers);
+        const turn = site.turnOf(a);
+        const stop = site.stopButton();
+        const send = site.sendButton();
+        const input = site.input();
+        const inputEmpty = !inputText(input).trim();
+        const md = site.answerIn(a, S.answer);
+        return {
+          users: site.users().length,
+          answers: answers.length,
+          stop: !!stop,
+          sendPresent: !!send,
+          sendEnabled: !!send && !isDisabled(send),
+          inputEmpty,
+          speech: !!site.speechButton() && !stop,
+          // No mic selector is evidenced for Gemini (G1.4 only says mic and send swap): the
+          // mic slot is idle when the composer is there, empty, with neither send nor stop.
+          mic: S.mic_button ? !!site.micButton() : !!input && inputEmpty && !send && !stop,
+          skip: !!site.skipButton(),
+          thinkingStatus: site.thinkingStatus(turn),
+          thinkingSummary: site.thinkingSummary(turn),
+          textLen: md ? (md.textContent || '').length : 0,
+          actionBar: !!turn && all(S.action_bar, turn).length > 0,
+          responseComplete: !!a && all(S.response_complete, a).length > 0,
+          feedback:
+            !!a && !!T.feedback_labels &&
+            [...a.querySelectorAll('button, [role="button"]')].some((b) => labelIs(b, T.feedback_labels)),
+          login: site.loginWall(),
+          rateLimited: !!site.rateLimit(),
+          errorTurn: !!site.errorTurn(),
+        };
+      },
+
+      /** Extraction steps in the pack's order (docs/sites.md#extraction-chatgpt, #extraction-gemini). */
+      extract() {
+        const a = site.newestAnswer();
+        const turn = site.turnOf(a);
+        for (const step of F.extraction_steps) {
+          const text = STEPS[step] ? STEPS[step](site, a, turn) : '';
+          if (text) return { text, method: step };
+        }
+        return { text: '', method: 'none' };
+      },
+    };
+    return site;
   }
 
-  // ChatGPT's usage-limit texts (docs/sites.md#rate-limit, SITE-FACTS C5.7): "You've reached
-  // our limit of messages per hour", "…your GPT-4o limit", "You've hit the Free plan limit",
-  // "Too many requests", "…making requests too quickly", "…temporarily limited access…",
-  // "…please wait a few minutes…", the historic "usage cap", German "Nutzungslimit".
-  // Japanese "上限に達し" has no source (docs/sites.md#facts-without-evidence).
-  const RATE_LIMIT =
-    /reached (our|your|the) (limit|usage cap)|reached your [\w.-]+ limit|hit the [\w .-]+ limit|too many requests|too quickly|temporarily limited access|please wait a few minutes|usage cap|nutzungslimit|上限に達し/i;
-  const ERROR_TEXT = /something went wrong|問題が発生/i;
-
-  const chatgpt = {
-    /** Conversation URLs: /c/<id> (docs/sites.md#url-patterns). */
-    conversationPath: /^\/c\/[^/]+/,
-    answerCount: (o) => o.assistant_count,
-    /** ProseMirror takes text through the editing commands, as typing would. */
-    scriptInput(el, text) {
-      api.focusInput('chatgpt');
-      document.execCommand('insertText', false, text);
-    },
-    input: () =>
-      document.querySelector('textarea#prompt-textarea') ||
-      document.querySelector('textarea[data-testid="prompt-textarea"]') ||
-      document.querySelector('#prompt-textarea[contenteditable="true"]') ||
-      document.querySelector('.ProseMirror[contenteditable="true"]'),
-    sendButton: () =>
-      document.querySelector('button[data-testid="send-button"]') ||
-      [...document.querySelectorAll('button')].find((b) => /送信|Send/.test(b.getAttribute('aria-label') || '')) ||
-      null,
-    stopButton: () =>
-      document.querySelector('button[data-testid="stop-button"]') ||
-      [...document.querySelectorAll('button')].find((b) => /stop generating|stop streaming|生成を停止/i.test(labelOf(b))) ||
-      null,
-    users: () => document.querySelectorAll('[data-message-author-role="user"]'),
-    assistants: () => document.querySelectorAll('[data-message-author-role="assistant"]'),
-    lastTurn() {
-      const a = last(chatgpt.assistants());
-      return a ? a.closest('article') || a : null;
-    },
-    skipButton: () =>
-      document.querySelector('[data-testid="skip-thinking-button"]') ||
-      [...document.querySelectorAll('button')].find((b) => /skip thinking|今すぐ回答/i.test(b.textContent || '')) ||
-      null,
-    loginWall: () =>
-      !chatgpt.input() &&
-      !!(document.querySelector('[data-testid="login-button"], [data-testid="login-wall"]')),
-    rateLimit() {
-      const alert = [...document.querySelectorAll('[role="alert"], .rate-limit-notice')].find((a) =>
-        RATE_LIMIT.test(a.textContent || ''),
-      );
-      return alert ? alert.textContent.trim() : '';
-    },
-    errorTurn() {
-      const turn = chatgpt.lastTurn();
+  const containerText = (site, el) => (el ? toMarkdown(site.cleaned(el)) || site.textOf(el) : '');
+  const STEPS = {
+    /** The pack's answer container in the newest answer, as markdown. */
+    markdown: (site, a) => containerText(site, site.answerIn(a, site.pack.sel.answer)),
+    /** The pack's fallback containers there. */
+    prose: (site, a) => containerText(site, site.answerIn(a, site.pack.sel.answer_fallback)),
+    /** The paragraphs of the newest turn. */
+    paragraphs(site, a, turn) {
       if (!turn) return '';
-      const err = turn.querySelector('.error-message, [role="alert"]');
-      if (err && ERROR_TEXT.test(err.textContent || '')) return err.textContent.trim();
-      return '';
+      const paras = [...site.cleaned(turn).querySelectorAll('p')];
+      return paras.map((p) => inlineText(p).trim()).filter(Boolean).join('\n\n');
     },
-    observe() {
-      const assistants = chatgpt.assistants();
-      const lastA = last(assistants);
-      const turn = chatgpt.lastTurn();
-      const send = chatgpt.sendButton();
-      const md = lastA ? last(lastA.querySelectorAll('.markdown')) : null;
-      const turnText = turn ? turn.textContent || '' : '';
-      const markerScope = turn ? [...turn.querySelectorAll('button')].map((b) => b.textContent).join(' ') : '';
-      return {
-        user_count: chatgpt.users().length,
-        assistant_count: assistants.length,
-        has_stop_button: !!chatgpt.stopButton(),
-        send_button_present: !!send,
-        send_button_enabled: !!send && !isDisabled(send),
-        input_empty: !inputText(chatgpt.input()).trim(),
-        has_skip_thinking_button: !!chatgpt.skipButton(),
-        still_generating_text: /is still generating|generating a response|回答を生成しています/i.test(turnText),
-        thinking_complete_marker: /(思考時間[：:]\s*\d+)|(Thinking(?: time)?[:\s].*\d+\s*s)/i.test(markerScope),
-        last_assistant_text_len: md ? (md.textContent || '').length : 0,
-        login_wall: chatgpt.loginWall(),
-        rate_limited: !!chatgpt.rateLimit(),
-        error_turn: !!chatgpt.errorTurn(),
-      };
-    },
-    /** Extraction order: docs/sites.md#extraction-chatgpt. */
-    extract() {
-      const turn = chatgpt.lastTurn();
-      const lastA = last(chatgpt.assistants());
-      if (lastA) {
-        const md = last(lastA.querySelectorAll('.markdown'));
-        if (md && md.textContent.trim()) return { text: toMarkdown(md), method: 'markdown' };
-        const prose = last(lastA.querySelectorAll('.prose, [class*="markdown"]'));
-        if (prose && prose.textContent.trim()) return { text: toMarkdown(prose), method: 'prose' };
-      }
-      if (turn) {
-        const paras = [...turn.querySelectorAll('p')].map((p) => inlineText(p).trim()).filter(Boolean);
-        if (paras.length) return { text: paras.join('\n\n'), method: 'paragraphs' };
-        const clone = turn.cloneNode(true);
-        for (const b of clone.querySelectorAll('button, .sr-only, h5, h6')) b.remove();
-        const text = (clone.innerText || clone.textContent || '').trim();
-        if (text) return { text, method: 'article_text' };
-      }
+    /** The newest turn's text without buttons and chrome. */
+    article_text: (site, a, turn) => (turn ? site.textOf(turn) : ''),
+    /** The page's text after the last turn label (never within the first 10 characters). */
+    body_text(site) {
       const main = document.querySelector('main') || document.body;
       let text = (main.innerText || '').trim();
-      // Cut at the next turn's label, but never in the first 10 characters
-      // (docs/sites.md#extraction-chatgpt).
-      for (const marker of ['You said:', 'あなた:', 'You:']) {
+      for (const marker of site.pack.texts.turn_labels || []) {
         const idx = text.lastIndexOf(marker);
         if (idx > 10) text = text.slice(idx + marker.length);
       }
-      return { text: text.trim(), method: 'body_text' };
+      return text.trim();
     },
   };
 
-  // ---- Gemini (docs/sites.md#gemini, #gemini-shadow-dom, #language-independent-selectors) -------
+  // ---- per-provider hooks: the observation fields bridge/providers/completion.py reads ---------
 
-  const gemini = {
-    /** Conversation URLs: /app/<id> (docs/sites.md#url-patterns). */
-    conversationPath: /^\/app\/[^/]+/,
-    answerCount: (o) => o.model_response_count,
-    /** Gemini's Quill-like editor accepts its text set directly plus input events. */
-    scriptInput(el, text) {
-      el.innerText = text;
-      el.dispatchEvent(new Event('input', { bubbles: true }));
-      el.dispatchEvent(new Event('change', { bubbles: true }));
-    },
-    input: () =>
-      last(collectDeep('rich-textarea [role="textbox"]')) ||
-      last(collectDeep('[role="textbox"][contenteditable="true"]')) ||
-      last(collectDeep('div[contenteditable="true"]')) ||
-      last(collectDeep('textarea')),
-    sendButton() {
-      const icon = last(collectDeep('mat-icon[data-mat-icon-name="send"]'));
-      if (icon) return icon.closest('button');
-      return collectDeep('button').find((b) => /プロンプトを送信|送信|Send/.test(labelOf(b))) || null;
-    },
-    stopButton() {
-      const icon = last(collectDeep('mat-icon[data-mat-icon-name="stop"]'));
-      if (icon) return icon.closest('button');
-      return collectDeep('button').find((b) => /^(stop|停止)/i.test((b.getAttribute('aria-label') || '').trim())) || null;
-    },
-    users: () => collectDeep('user-query, .user-query'),
-    responses: () => collectDeep('model-response'),
-    lastResponse: () => last(gemini.responses()),
-    scopeOf: (el) => (el && el.shadowRoot ? el.shadowRoot : el),
-    micButton: () => {
-      const img = last(collectDeep('img[alt="mic"]'));
-      const button = img ? img.closest('button') : null;
-      return button && !button.hidden ? button : null;
-    },
-    feedbackInLast() {
-      const scope = gemini.scopeOf(gemini.lastResponse());
-      return !!scope && !!scope.querySelector('img[alt="thumb_up"], img[alt="thumb_down"]');
-    },
-    loginWall: () =>
-      !gemini.input() &&
-      collectDeep('a[href*="accounts.google.com/ServiceLogin"], .sign-in-button').length > 0,
-    alertInLast(pattern, negate) {
-      const scope = gemini.scopeOf(gemini.lastResponse());
-      if (!scope) return '';
-      const alert = [...scope.querySelectorAll('[role="alert"]')].find((a) => pattern.test(a.textContent || '') !== negate);
-      return alert ? alert.textContent.trim() : '';
-    },
-    rateLimit: () => gemini.alertInLast(/limit|上限/i, false),
-    errorTurn: () => gemini.alertInLast(/limit|上限/i, true),
-    responseMarkdown() {
-      const scope = gemini.scopeOf(gemini.lastResponse());
-      return scope ? last(scope.querySelectorAll('.markdown')) || scope.querySelector('message-content') : null;
-    },
-    observe() {
-      const send = gemini.sendButton();
-      const md = gemini.responseMarkdown();
-      return {
-        user_count: gemini.users().length,
-        model_response_count: gemini.responses().length,
-        has_stop_button: !!gemini.stopButton(),
-        has_mic_button: !!gemini.micButton(),
-        has_feedback_buttons: gemini.feedbackInLast(),
-        send_button_enabled: !!send && !isDisabled(send),
-        input_empty: !inputText(gemini.input()).trim(),
-        last_response_text_len: md ? (md.textContent || '').length : 0,
-        login_wall: gemini.loginWall(),
-        rate_limited: !!gemini.rateLimit(),
-        error_turn: !!gemini.errorTurn(),
-      };
-    },
-    /** Extraction order: docs/sites.md#extraction-gemini. */
-    extract() {
-      const thumb = last(collectDeep('img[alt="thumb_up"]'));
-      const button = thumb ? thumb.closest('button') : null;
-      const container = button && button.parentElement ? button.parentElement.parentElement : null;
-      const lastResp = gemini.scopeOf(gemini.lastResponse());
-      if (container && lastResp && (lastResp === container.getRootNode())) {
-        const md = container.querySelector('.markdown') || container;
-        const text = toMarkdown(md);
-        if (text) return { text, method: 'feedback' };
-      }
-      const md = gemini.responseMarkdown();
-      if (md) {
-        const text = toMarkdown(md) || (md.textContent || '').trim();
-        if (text) return { text, method: 'selector' };
-      }
-      const live = last(collectDeep('[aria-live="polite"]'));
-      return { text: live ? (live.textContent || '').trim() : '', method: 'aria_live' };
-    },
+  const SHAPES = {
+    chatgpt: (s) => ({
+      user_count: s.users,
+      assistant_count: s.answers,
+      has_stop_button: s.stop,
+      send_button_present: s.sendPresent,
+      send_button_enabled: s.sendEnabled,
+      input_empty: s.inputEmpty,
+      has_skip_thinking_button: s.skip,
+      still_generating_text: s.thinkingStatus,
+      thinking_complete_marker: s.thinkingSummary,
+      last_assistant_text_len: s.textLen,
+      speech_button: s.speech,
+      action_bar: s.actionBar,
+      login_wall: s.login,
+      rate_limited: s.rateLimited,
+      error_turn: s.errorTurn,
+    }),
+    gemini: (s) => ({
+      user_count: s.users,
+      model_response_count: s.answers,
+      has_stop_button: s.stop,
+      has_mic_button: s.mic,
+      has_feedback_buttons: s.feedback,
+      response_complete: s.responseComplete,
+      send_button_enabled: s.sendEnabled,
+      input_empty: s.inputEmpty,
+      last_response_text_len: s.textLen,
+      login_wall: s.login,
+      rate_limited: s.rateLimited,
+      error_turn: s.errorTurn,
+    }),
   };
+  /** A provider without hooks reports the generic signals. */
+  const shapeOf = (p) => SHAPES[p] || ((s) => ({ user_count: s.users, answer_count: s.answers, ...s }));
 
-  const providers = { chatgpt, gemini };
+  const sites = {};
+  for (const [p, data] of Object.entries(PACKS)) sites[p] = makeSite(prepare(p, data));
+
+  function siteOf(p) {
+    const s = sites[p];
+    if (!s) throw new Error(`bridge: no provider pack for ${JSON.stringify(p)} (have ${Object.keys(sites).join(', ')})`);
+    return s;
+  }
+  const observe = (p) => shapeOf(p)(siteOf(p).signals());
 
   // ---- watching -----------------------------------------------------------------------------
 
   /**
-   * Observe the document and every shadow root (new ones included). ``onChange`` runs at
-   * most once per task burst: mutation callbacks arriving before it ran are merged. A
-   * MessageChannel task, not a timer: hidden tabs throttle timers to once a second.
+   * Observe the document. ``onChange`` runs at most once per task burst: mutation callbacks
+   * arriving before it ran are merged. A MessageChannel task, not a timer: hidden tabs
+   * throttle timers to once a second.
    */
   function watchMutations(onChange) {
-    const options = { subtree: true, childList: true, characterData: true, attributes: true };
-    if (watchers++ === 0 || !rootsCache) rootsCache = walkShadowRoots(document);
     const channel = new MessageChannel();
     let scheduled = false;
     let stopped = false;
@@ -411,20 +537,18 @@
       scheduled = false;
       if (!stopped) onChange();
     };
-    const mo = new MutationObserver((records) => {
-      for (const r of trackRoots(records)) mo.observe(r, options);
+    const mo = new MutationObserver(() => {
       if (!scheduled) {
         scheduled = true;
         channel.port2.postMessage(null);
       }
     });
-    for (const root of [document, ...rootsCache]) mo.observe(root, options);
+    mo.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
     return () => {
       if (stopped) return;
       stopped = true;
       mo.disconnect();
       channel.port1.close();
-      if (--watchers === 0) rootsCache = null;
     };
   }
 
@@ -433,17 +557,20 @@
 
   const api = {
     version: VERSION,
-    collectDeep,
+    /** Fingerprint of each provider's pack this script was built with. */
+    packs: Object.fromEntries(Object.entries(PACKS).map(([p, d]) => [p, d.fingerprint])),
+    packErrors,
     toMarkdown,
-    observe(p) {
-      refreshRoots(); // the safety-net read: catch roots attached without a mutation
-      return providers[p].observe();
+    observe,
+    extract: (p) => siteOf(p).extract(),
+    notices(p) {
+      const site = siteOf(p);
+      const rateLimit = site.rateLimit();
+      return { rateLimit, rateLimitResets: site.resetOf(rateLimit), error: site.errorTurn() };
     },
-    extract: (p) => providers[p].extract(),
-    notices: (p) => ({ rateLimit: providers[p].rateLimit(), error: providers[p].errorTurn() }),
     counts(p) {
-      const o = providers[p].observe();
-      return { user: o.user_count, assistant: providers[p].answerCount(o) };
+      const site = siteOf(p);
+      return { user: site.users().length, assistant: site.answers().length };
     },
 
     /** Report observe() through the CDP binding whenever it changes (one report per change). */
@@ -451,7 +578,7 @@
       if (stopWatching) stopWatching();
       let lastSent = '';
       const report = () => {
-        const s = JSON.stringify(providers[p].observe());
+        const s = JSON.stringify(observe(p));
         if (s !== lastSent) {
           lastSent = s;
           window[binding](s);
@@ -469,14 +596,14 @@
 
     /**
      * Resolve when the page is ready for a question or shows why it cannot be: composer
-     * present, login wall, or rate limit. Event-driven (mutations), bounded by timeoutMs.
+     * present, login wall, or a Cloudflare check. Event-driven (mutations), bounded by timeoutMs.
      */
     whenReady(p, timeoutMs) {
-      const prov = providers[p];
+      const site = siteOf(p);
       const state = () => {
-        if (cloudflareChallenge(prov.input())) return 'challenge';
-        if (prov.loginWall()) return 'login';
-        if (prov.input() && document.readyState === 'complete') return 'ready';
+        if (site.challenge()) return 'challenge';
+        if (site.loginWall()) return 'login';
+        if (site.input() && document.readyState === 'complete') return 'ready';
         return '';
       };
       return waitUntil(state, timeoutMs);
@@ -484,17 +611,17 @@
 
     /**
      * Whether earlier turns may still be arriving: a document loaded at a conversation URL
-     * (/c/<id>, /app/<id>) moments ago, asked for the first time. A fresh chat (whose URL
-     * only became /c/<id> by pushState), a page loaded long ago, or one already settled has
-     * nothing left to load, so it pays no quiet window.
+     * (the pack's urls.conversation_path) moments ago, asked for the first time. A fresh chat
+     * (whose URL only changed by pushState), a page loaded long ago, or one already settled
+     * has nothing left to load, so it pays no quiet window.
      */
     needsSettle(p) {
       if (settled) return false; // once per document: later turns were made live, not loaded
       settled = true;
-      const conversation = providers[p].conversationPath;
+      const conversation = siteOf(p).pack.conversationPath;
       const nav = performance.getEntriesByType('navigation')[0];
       const loadedAt = nav ? new URL(nav.name).pathname : location.pathname;
-      return conversation.test(loadedAt) && performance.now() < 15000;
+      return !!conversation && conversation.test(loadedAt) && performance.now() < 15000;
     },
 
     /** Resolve once no mutation happened for quietMs (page settled), or at timeoutMs. */
@@ -517,24 +644,27 @@
 
     /** Resolve when the send button is enabled (docs/sites.md#send-fallbacks: wait, don't click blind). */
     whenSendEnabled(p, timeoutMs) {
+      const site = siteOf(p);
       return waitUntil(() => {
-        const b = providers[p].sendButton();
+        const b = site.sendButton();
         return b && !isDisabled(b) ? 'enabled' : '';
       }, timeoutMs);
     },
 
     /** Resolve 'gone' when no stop button shows (docs/sites.md#gemini-stuck); '' at timeoutMs. */
     whenStopGone(p, timeoutMs) {
-      return waitUntil(() => (providers[p].stopButton() ? '' : 'gone'), timeoutMs);
+      const site = siteOf(p);
+      return waitUntil(() => (site.stopButton() ? '' : 'gone'), timeoutMs);
     },
 
     /** Resolve when the user turn count exceeds n (the question was sent). */
     whenUserCountAbove(p, n, timeoutMs) {
-      return waitUntil(() => (providers[p].users().length > n ? 'sent' : ''), timeoutMs);
+      const site = siteOf(p);
+      return waitUntil(() => (site.users().length > n ? 'sent' : ''), timeoutMs);
     },
 
     focusInput(p) {
-      const el = providers[p].input();
+      const el = siteOf(p).input();
       if (!el) return false;
       el.focus();
       if (el.tagName === 'TEXTAREA') el.select();
@@ -548,9 +678,10 @@
       return true;
     },
 
-    /** Phase 1 input (docs/sites.md#input-fallbacks): JavaScript only. */
+    /** Phase 1 input (docs/sites.md#input-fallbacks): JavaScript only, as the pack says. */
     setInputByScript(p, text) {
-      const el = providers[p].input();
+      const site = siteOf(p);
+      const el = site.input();
       if (!el) return false;
       el.focus();
       if (el.tagName === 'TEXTAREA') {
@@ -558,8 +689,15 @@
         const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
         setter.call(el, text);
         el.dispatchEvent(new Event('input', { bubbles: true }));
+      } else if (site.pack.flow.script_input === 'inner_text_events') {
+        // Gemini's Quill editor takes its text set directly plus input events (G1.2).
+        el.innerText = text;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
       } else {
-        providers[p].scriptInput(el, text);
+        // ProseMirror takes text through the editing commands, as typing would (C1.3).
+        api.focusInput(p);
+        document.execCommand('insertText', false, text);
       }
       return true;
     },
@@ -571,37 +709,42 @@
     },
 
     inputHolds(p, text) {
-      const have = norm(inputText(providers[p].input()));
+      const have = norm(inputText(siteOf(p).input()));
       const want = norm(text).slice(0, 20);
       return want.length > 0 && have.includes(want);
     },
 
     /** Click send by script; returns the button's centre for the CDP mouse fallback. */
     sendTarget(p) {
-      const b = providers[p].sendButton();
+      const b = siteOf(p).sendButton();
       if (!b) return null;
       b.scrollIntoView({ block: 'center' });
       const r = b.getBoundingClientRect();
       return { x: r.left + r.width / 2, y: r.top + r.height / 2, disabled: isDisabled(b) };
     },
     clickSend(p) {
-      const b = providers[p].sendButton();
+      const b = siteOf(p).sendButton();
       if (!b || isDisabled(b)) return false;
       b.click();
       return true;
     },
     /** A cancelled ask stops the answer so the tab is ready for the next question. */
     clickStop(p) {
-      const b = providers[p].stopButton();
+      const b = siteOf(p).stopButton();
       if (!b) return false;
       b.click();
       return true;
     },
-    clickSkipThinking() {
-      const b = chatgpt.skipButton();
-      if (!b || isDisabled(b)) return false;
-      b.click();
-      return true;
+    /** Click a skip-thinking control ("Answer now", C4.4) of p, or of any site when p is absent. */
+    clickSkipThinking(p) {
+      for (const site of p ? [siteOf(p)] : Object.values(sites)) {
+        const b = site.skipButton();
+        if (b && !isDisabled(b)) {
+          b.click();
+          return true;
+        }
+      }
+      return false;
     },
 
     /** Small page summary for debug dumps (docs/flows.md#debug-dumps). */
@@ -614,7 +757,9 @@
         visibilityState: document.visibilityState,
         bodySnippet: body.slice(0, 200),
         bodyLen: body.length,
-        observation: providers[p].observe(),
+        pack: { fingerprint: siteOf(p).pack.fingerprint, errors: packErrors },
+        notices: api.notices(p),
+        observation: observe(p),
       };
     },
   };
@@ -625,18 +770,20 @@
       const now = state();
       if (now) return resolve(now);
       let stop = null;
-      const deadline = setTimeout(() => {
-        if (stop) stop();
-        resolve('');
-      }, timeoutMs);
       const check = () => {
         const s = state();
         if (s) {
           clearTimeout(deadline);
           stop();
+          document.removeEventListener('readystatechange', check);
           resolve(s);
         }
       };
+      const deadline = setTimeout(() => {
+        if (stop) stop();
+        document.removeEventListener('readystatechange', check);
+        resolve('');
+      }, timeoutMs);
       stop = watchMutations(check);
       // readyState changes are not DOM mutations.
       document.addEventListener('readystatechange', check);

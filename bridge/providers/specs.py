@@ -1,17 +1,24 @@
 """What differs between the providers, as data and small hooks, and the options of one ask.
 
-Everything provider-specific on the Python side lives in a ``ProviderSpec``: URLs,
-deadlines (docs/sites.md#timeouts), which input methods the composer tries
-(docs/sites.md#input-fallbacks), the completion detector, how an answer is tidied, which
-extraction steps count as first choice. The flow itself never asks "is this Gemini?".
-The page-side differences live in page.js's provider objects in the same spirit.
+Everything provider-specific on the Python side lives in a ``ProviderSpec``, built from the
+provider's pack (bridge.providers.pack, docs/sites.md#provider-packs): URLs, deadlines
+(docs/sites.md#timeouts), which input methods the composer tries
+(docs/sites.md#input-fallbacks), whether a stuck answer is retried; plus Python hooks: the
+completion detector, how an answer is tidied. The flow itself never asks "is this Gemini?".
+The page-side differences live in the same packs, read by page.js.
+
+``PROVIDER_SPECS[provider]`` (or :func:`provider_spec` with a state directory) builds the spec
+from the pack as it is now: an edited override (``<state dir>/packs/<provider>.json``) applies
+to the next ask, and a broken one raises ``PackError``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from bridge.providers.completion import (
     ChatGPTCompletion,
@@ -21,7 +28,8 @@ from bridge.providers.completion import (
     GeminiObservation,
     Verdict,
 )
-from bridge.results import Progress, Provider
+from bridge.providers.pack import Pack, load_pack
+from bridge.results import PROVIDERS, Progress, Provider
 
 __all__ = [
     "PROVIDER_SPECS",
@@ -30,8 +38,11 @@ __all__ = [
     "ProgressCallback",
     "ProviderSpec",
     "normalize_gemini",
+    "provider_spec",
+    "spec_from_pack",
 ]
 
+AnswerSource = Literal["auto", "network", "copy", "dom"]
 ProgressCallback = Callable[[Progress], Awaitable[None] | None]
 
 
@@ -115,6 +126,8 @@ class ProviderSpec:
     new_detector: Callable[[int, float, CompletionTimings], CompletionDetector]
     #: Extraction steps that are the first choice; any other counts as a fallback.
     primary_extractions: frozenset[str]
+    #: The provider's pack this spec was built from (selectors, texts, ``pack.network``…).
+    pack: Pack
     normalize_answer: Callable[[str], str] = _as_is
     #: A stop button left from a hung answer must go first (docs/sites.md#gemini-stuck).
     checks_stuck_before_asking: bool = False
@@ -122,31 +135,73 @@ class ProviderSpec:
     stuck_retries: int = 0
 
 
-PROVIDER_SPECS: dict[Provider, ProviderSpec] = {
-    "chatgpt": ProviderSpec(
-        "chatgpt",
-        "https://chatgpt.com/",
-        ("https://chatgpt.com/", "https://chat.openai.com/"),
-        input_wait_s=30.0,
-        send_confirm_s=15.0,
-        input_methods=("script", "insert_text", "key_events"),
-        new_detector=_chatgpt_detector,
-        primary_extractions=frozenset({"markdown"}),
-    ),
-    "gemini": ProviderSpec(
-        "gemini",
-        "https://gemini.google.com/app",
-        ("https://gemini.google.com/",),
-        input_wait_s=15.0,
-        send_confirm_s=8.0,
-        input_methods=("script", "insert_text"),
-        new_detector=_gemini_detector,
-        primary_extractions=frozenset({"feedback"}),
-        normalize_answer=normalize_gemini,
-        checks_stuck_before_asking=True,
-        stuck_retries=2,
-    ),
+@dataclass(frozen=True)
+class _Hooks:
+    """What a provider needs besides its pack: Python code."""
+
+    new_detector: Callable[[int, float, CompletionTimings], CompletionDetector]
+    normalize_answer: Callable[[str], str] = _as_is
+
+
+_HOOKS: dict[Provider, _Hooks] = {
+    "chatgpt": _Hooks(_chatgpt_detector),
+    "gemini": _Hooks(_gemini_detector, normalize_gemini),
 }
+
+
+def spec_from_pack(name: Provider, pack: Pack) -> ProviderSpec:
+    """A provider's spec: its pack's URLs and flow switches plus its Python hooks."""
+    hooks = _HOOKS[name]
+    flow, urls = pack.flow, pack.urls
+    return ProviderSpec(
+        name,
+        urls.home.value,
+        urls.tab_prefixes.value,
+        input_wait_s=flow.input_wait_s.value,
+        send_confirm_s=flow.send_confirm_s.value,
+        input_methods=flow.input_methods.value,
+        new_detector=hooks.new_detector,
+        # The pack's first extraction step is the first choice; the others are fallbacks.
+        primary_extractions=frozenset(flow.extraction_steps.value[:1]),
+        pack=pack,
+        normalize_answer=hooks.normalize_answer,
+        checks_stuck_before_asking=flow.checks_stuck_before_asking.value,
+        stuck_retries=flow.stuck_retries.value,
+    )
+
+
+_specs: dict[tuple[Provider, str], ProviderSpec] = {}
+_specs_lock = threading.Lock()
+
+
+def provider_spec(name: Provider, state_dir: Path | None = None) -> ProviderSpec:
+    """``name``'s spec from its pack as it is now (the override under ``state_dir``, default
+    :func:`bridge.state.default_state_dir`, merged in). Cheap to call for every ask."""
+    pack = load_pack(name, state_dir)
+    key = (name, pack.fingerprint)
+    with _specs_lock:
+        spec = _specs.get(key)
+        if spec is None:
+            spec = _specs[key] = spec_from_pack(name, pack)
+        return spec
+
+
+class _ProviderSpecs(Mapping[Provider, ProviderSpec]):
+    """``PROVIDER_SPECS[name]``: the spec from the current pack (default state directory)."""
+
+    def __getitem__(self, name: Provider) -> ProviderSpec:
+        if name not in PROVIDERS:
+            raise KeyError(name)
+        return provider_spec(name)
+
+    def __iter__(self) -> Iterator[Provider]:
+        return iter(PROVIDERS)
+
+    def __len__(self) -> int:
+        return len(PROVIDERS)
+
+
+PROVIDER_SPECS: Mapping[Provider, ProviderSpec] = _ProviderSpecs()
 
 
 @dataclass
@@ -157,3 +212,7 @@ class AskOptions:
     timeout: float = 480.0  # docs/sites.md#timeouts: response completion wait, 8 min
     skip_thinking: bool = False  # click ChatGPT's "Skip thinking" instead of waiting it out
     on_progress: ProgressCallback | None = None
+    #: Where the answer is read from (docs/sites.md#answer-sources): "auto" is network,
+    #: then copy, then DOM, each checked against the page; naming one source returns its
+    #: reading unchecked (how bridge.bench.fidelity measures each).
+    answer_source: AnswerSource = "auto"

@@ -237,9 +237,50 @@ CHATGPT_ROWS = [
         id="rate_limit_fails",
     ),
     pytest.param(
+        1, [cg(1, assistant_count=1, rate_limited=True)], Phase.FAILED, "rate_limited", False,
+        None, id="rate_limit_dialog_fails_before_any_new_turn",
+    ),
+    pytest.param(
         0, [cg(1), cg(2, **COMPOSER_BACK, error_turn=True)],
         Phase.FAILED, "error_turn", False, None,
         id="error_turn_fails_even_when_composer_is_back",
+    ),
+    # C1.11 / C3.3: after a reply the voice-mode button is back in the send slot of the empty
+    # composer, and the send button is not in the DOM at all.
+    pytest.param(
+        0, [cg(1), cg(2, **STOP_GONE, speech_button=True)],
+        Phase.DONE, "speech_button_back", False, None,
+        id="speech_button_back_after_stop",
+    ),
+    pytest.param(
+        0, [cg(1, **STOP_GONE, speech_button=True)],
+        Phase.STREAMING, "streaming", False, 5.0,
+        id="speech_button_needs_stop_button_sighting",
+    ),
+    pytest.param(
+        0, [cg(1), cg(2, **STOP_GONE, speech_button=True, input_empty=False)],
+        Phase.STREAMING, "streaming", False, None,
+        id="speech_button_needs_empty_composer",
+    ),
+    pytest.param(
+        0, [cg(1), cg(2, **STOP_GONE, speech_button=True, has_skip_thinking_button=True)],
+        Phase.THINKING, "skip_thinking_button", False, None,
+        id="speech_button_does_not_end_thinking",
+    ),
+    pytest.param(
+        0, [cg(1), cg(2, **STOP_GONE, speech_button=True, last_assistant_text_len=0)],
+        Phase.AWAITING_TEXT, "speech_button_back", False, None,
+        id="speech_button_back_without_text_awaits_text",
+    ),
+    pytest.param(
+        1, [cg(1, error_turn=True), cg(2, assistant_count=1, error_turn=True)],
+        Phase.WAITING, "awaiting_new_turn", False, 30.0,
+        id="error_turn_of_an_earlier_answer_is_not_this_answer",
+    ),
+    pytest.param(
+        1, [cg(1, assistant_count=1, error_turn=True), cg(2, assistant_count=2, error_turn=True)],
+        Phase.FAILED, "error_turn", False, None,
+        id="error_turn_of_the_new_answer_fails",
     ),
     pytest.param(
         0, [cg(1, **COMPOSER_BACK), cg(2, login_wall=True), Tick(100)],
@@ -275,6 +316,17 @@ GEMINI_ROWS = [
                    send_button_enabled=True)],
         Phase.DONE, "feedback_icons", False, None,
         id="condition0_feedback_icons_outranks_others",
+    ),
+    # G2.7: the footer of a finished response gets `.complete`.
+    pytest.param(
+        0, [gm(1), gm(2, **STOP_GONE, response_complete=True, has_mic_button=True)],
+        Phase.DONE, "feedback_icons", False, None,
+        id="condition0_response_footer_complete",
+    ),
+    pytest.param(
+        0, [gm(1, response_complete=True)],
+        Phase.STREAMING, "streaming", False, 31.0,
+        id="condition0_needs_the_stop_button_gone",
     ),
     pytest.param(
         0, [gm(1), gm(2, **STOP_GONE, has_mic_button=True, send_button_enabled=True)],
@@ -397,6 +449,21 @@ GEMINI_ROWS = [
         0, [gm(1), gm(2, **STOP_GONE, has_feedback_buttons=True, error_turn=True)],
         Phase.FAILED, "error_turn", False, None,
         id="error_turn_fails_even_with_feedback_icons",
+    ),
+    pytest.param(
+        1, [gm(1, model_response_count=1, error_turn=True, **STOP_GONE)],
+        Phase.WAITING, "awaiting_new_response", False, 30.0,
+        id="error_reply_of_an_earlier_response_is_not_this_answer",
+    ),
+    pytest.param(
+        1, [gm(1, model_response_count=1, rate_limited=True, **STOP_GONE)],
+        Phase.WAITING, "awaiting_new_response", False, 30.0,
+        id="limit_reply_of_an_earlier_response_is_not_this_answer",
+    ),
+    pytest.param(
+        1, [gm(1, model_response_count=2, rate_limited=True)],
+        Phase.FAILED, "rate_limited", False, None,
+        id="limit_reply_as_the_new_response_fails",
     ),
     pytest.param(
         0, [gm(1), gm(2, **STOP_GONE, has_mic_button=True), gm(3, login_wall=True), Tick(99)],
@@ -568,6 +635,8 @@ CHATGPT_OBSERVATIONS = st.builds(
     login_wall=RARELY,
     rate_limited=RARELY,
     error_turn=RARELY,
+    speech_button=st.booleans(),
+    action_bar=st.booleans(),
 )
 GEMINI_OBSERVATIONS = st.builds(
     GeminiObservation,
@@ -583,6 +652,7 @@ GEMINI_OBSERVATIONS = st.builds(
     login_wall=RARELY,
     rate_limited=RARELY,
     error_turn=RARELY,
+    response_complete=st.booleans(),
 )
 
 
@@ -640,6 +710,11 @@ def check_common_invariants(
 @given(initial=COUNTS, steps=sequences(CHATGPT_OBSERVATIONS))
 def test_chatgpt_invariants(initial: int, steps: list[Step]) -> None:
     for verdict, _step, obs in check_common_invariants(chatgpt(initial), steps):
+        if verdict.reason == "error_turn":
+            assert isinstance(obs, ChatGPTObservation) and obs.assistant_count > initial
+        if verdict.reason == "speech_button_back":
+            assert isinstance(obs, ChatGPTObservation)
+            assert obs.speech_button and obs.input_empty and not obs.has_stop_button
         if verdict.phase is not Phase.DONE:
             continue
         assert isinstance(obs, ChatGPTObservation), "DONE needs an observation"
@@ -654,6 +729,8 @@ def test_chatgpt_invariants(initial: int, steps: list[Step]) -> None:
 @given(initial=COUNTS, steps=sequences(GEMINI_OBSERVATIONS))
 def test_gemini_invariants(initial: int, steps: list[Step]) -> None:
     for verdict, _step, obs in check_common_invariants(gemini(initial), steps):
+        if verdict.reason in ("error_turn", "rate_limited"):
+            assert isinstance(obs, GeminiObservation) and obs.model_response_count > initial
         if verdict.phase is Phase.DONE:
             assert isinstance(obs, GeminiObservation), "DONE needs an observation"
             assert obs.model_response_count > initial
