@@ -15,7 +15,7 @@ from bridge.browser import Browser
 from bridge.cdp import CdpSession
 from bridge.errors import BridgeError, ProviderStuck
 from bridge.providers.flow import AskFlow, connect_tab, run_ask
-from bridge.providers.specs import PROVIDER_SPECS, AskOptions, ProgressCallback
+from bridge.providers.specs import AnswerSource, AskOptions, ProgressCallback, provider_spec
 from bridge.results import PROVIDERS, AskResult, BothResult, Provider
 from bridge.state import StateStore, project_key
 from bridge.tools.browsing import BrowserTools, ToolHub, ToolSettings
@@ -56,6 +56,7 @@ class Bridge:
         session_key: str | None = None,
         skip_thinking: bool = False,
         on_progress: ProgressCallback | None = None,
+        answer_source: AnswerSource = "auto",
     ) -> AskResult:
         """Ask one provider through its web UI; a typed BridgeError says what went wrong."""
         if provider not in PROVIDERS:
@@ -68,10 +69,11 @@ class Bridge:
             timeout=480.0 if timeout is None else timeout,
             skip_thinking=skip_thinking,
             on_progress=on_progress,
+            answer_source=answer_source,
         )
         slot = (key, provider)
         async with self._lock(key, provider):
-            attempts = 1 + PROVIDER_SPECS[provider].stuck_retries
+            attempts = 1 + provider_spec(provider, self.store.root).stuck_retries
             try:
                 for attempt in range(1, attempts + 1):
                     try:

@@ -55,7 +55,10 @@ class Used:
     input_phase: int = 0  # 1 = JavaScript, 2 = Input.insertText, 3 = key events
     send_method: str = ""  # "js_click", "cdp_mouse", "enter"
     completion: str = ""  # the detector's reason, e.g. "stop_gone_send_enabled"
-    extraction: str = ""  # which extraction step found the text, e.g. "markdown"
+    #: Where the answer came from (docs/sites.md#answer-sources): "network" (the site's
+    #: own stream), "copy" (the turn's copy action) or "dom" (the rendered page).
+    extraction: str = ""
+    extraction_step: str = ""  # which step of the DOM reading found the text, e.g. "markdown"
     fallbacks: list[str] = field(default_factory=list)  # every fallback taken, by name
     thinking: bool = False  # ChatGPT Thinking mode was seen
     skipped_thinking: bool = False

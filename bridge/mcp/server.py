@@ -203,7 +203,7 @@ def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> 
             int, Field(description="Trim the HTML to this many characters.", ge=100, le=200_000)
         ] = 20_000,
     ) -> dict[str, Any]:
-        """The elements matching a CSS selector in a tab, piercing shadow roots (Gemini)."""
+        """The elements matching a CSS selector in a tab, piercing open shadow roots."""
         try:
             tab = await resolve_tab(target)
             return await dom_matches(tab, selector, max_chars=max_chars)

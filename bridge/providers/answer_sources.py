@@ -34,9 +34,9 @@ Source = Literal["network", "copy", "dom"]
 #: words; what it changes (list markers, table pipes, math typeset) rarely makes a word.
 AGREEMENT_THRESHOLD = 0.9
 
-# A word: a run of letters or digits in alphabetic scripts (not "_": it is markup too), or a single CJK
-# character (Japanese has no spaces, and markup such as **…** splits runs differently in
-# the source than in the rendered text).
+# A word: a run of letters or digits in alphabetic scripts (not "_": it is markup too), or
+# a single CJK character (Japanese has no spaces, and markup such as **…** splits runs
+# differently in the source than in the rendered text).
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
 _WORD = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
 
@@ -47,15 +47,16 @@ def words(text: str) -> Counter[str]:
 
 
 def agreement(candidate: str, rendered: str) -> float:
-    """How much of ``rendered`` (the page's text) ``candidate`` contains, 0..1.
+    """The share of the distinct words of ``rendered`` (the page's text) that ``candidate``
+    contains, 0..1; 1.0 when the page shows nothing to compare.
 
-    1.0 when the page shows nothing to compare (nothing contradicts the candidate)."""
-    seen = words(rendered)
-    total = sum(seen.values())
-    if total == 0:
+    Distinct words, not counts: a page may show a word more often than the source has it
+    (typeset math carries its text two or three times), never a word the source lacks."""
+    seen = set(words(rendered))
+    if not seen:
         return 1.0
     have = words(candidate)
-    return sum(min(count, have[word]) for word, count in seen.items()) / total
+    return sum(1 for word in seen if word in have) / len(seen)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import Any
 from bridge.browser import Browser
 from bridge.cdp import CdpSession
 from bridge.page_script import PageScript
+from bridge.providers.network_answer import AnswerStream
 from bridge.providers.page_script import provider_page
 from bridge.providers.specs import AskOptions, ProviderSpec
 from bridge.results import Progress, Provider, Timings, Used
@@ -33,6 +34,9 @@ class AskContext:
     observations: list[dict[str, Any]] = field(default_factory=list)  # the last 200, for dumps
     verdicts: list[str] = field(default_factory=list)
     initial_users: int = 0
+    #: The answer request as the site sent it (docs/sites.md#answer-sources), watched
+    #: from just before sending; None for a provider whose pack names no stream.
+    stream: AnswerStream | None = None
 
     @property
     def provider(self) -> Provider:
@@ -46,7 +50,7 @@ class AskContext:
     @property
     def page(self) -> PageScript:
         if self.script is None or self.script.tab is not self.session:
-            self.script = provider_page(self.tab)
+            self.script = provider_page(self.tab, self.store.root)
         return self.script
 
     async def progress(self, phase: str, chars: int = 0) -> None:

@@ -8,8 +8,9 @@ is awaited, its timings): ``Bridge`` takes one, the default being the product's 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from bridge.browser import Browser
@@ -19,6 +20,7 @@ from bridge.providers.completion import Phase, is_suspicious_answer
 from bridge.providers.completion_loop import (
     CompletionSettings,
     CompletionStrategy,
+    Observations,
     stop_answer,
     wait_for_completion,
     watch_page,
@@ -27,7 +29,8 @@ from bridge.providers.composer import INPUT_METHODS, SEND_METHODS, InputMethod, 
 from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
 from bridge.providers.extraction import extract
-from bridge.providers.specs import PROVIDER_SPECS, AskOptions, ProviderSpec
+from bridge.providers.network_answer import answer_stream
+from bridge.providers.specs import AskOptions, ProviderSpec, provider_spec
 from bridge.results import AskResult, Provider
 from bridge.state import StateStore
 
@@ -66,7 +69,7 @@ async def run_ask(
     ``on_tab`` hears of the tab as soon as it is found (the facade lets diagnosis tools
     look at it while the answer is still coming)."""
     flow = flow or AskFlow()
-    spec = PROVIDER_SPECS[provider]
+    spec = provider_spec(provider, store.root)  # the pack as it is now, override included
     ctx = AskContext(browser, store, spec, question, key, options)
     t = ctx.timings
     mark = time.monotonic()
@@ -90,7 +93,7 @@ async def run_ask(
     t.input_ms = lap()
     await ctx.progress("send")
     await composer.wait_send_enabled(ctx)
-    async with watch_page(ctx) as reports:
+    async with watch_page(ctx) as reports, _answer_stream(ctx, reports):
         detector = spec.new_detector(initial, time.monotonic(), flow.settings.timings)
         send_started = time.monotonic()
         await composer.click_send(ctx, flow.send_methods)
@@ -102,17 +105,18 @@ async def run_ask(
             # ask finds the composer ready instead of a tab still generating.
             await stop_answer(ctx)
             raise
-    assert verdict.phase is Phase.DONE
-    answer, method = await extract(ctx)
+        assert verdict.phase is Phase.DONE
+        choice = await extract(ctx)
+    answer = choice.text
     t.wait_response_ms = lap()
     t.total_ms = (time.monotonic() - ctx.started) * 1000
     used = ctx.used
     used.completion = verdict.reason
-    used.extraction = method
+    used.extraction = choice.source
     if verdict.used_fallback:
         used.fallbacks.append(f"completion:{verdict.reason}")
-    if method not in spec.primary_extractions:
-        used.fallbacks.append(f"extraction:{method}")
+    for source, why in choice.rejected:
+        used.fallbacks.append(f"extraction:{source} ({why})")
     url = str(await ctx.tab.evaluate("location.href"))
     result = AskResult(
         provider=provider,
@@ -131,12 +135,28 @@ async def run_ask(
     return result
 
 
+@contextlib.asynccontextmanager
+async def _answer_stream(ctx: AskContext, reports: Observations) -> AsyncIterator[None]:
+    """Watch the answer request while the question is sent and answered; a status that
+    ends the ask (429, 401, a challenge, a usage-limit wire code) ends the wait at once."""
+    rule = ctx.spec.pack.stream_rule
+    if rule is None:
+        yield
+        return
+    async with answer_stream(ctx.tab, ctx.provider, rule, reports.reject) as stream:
+        ctx.stream = stream
+        try:
+            yield
+        finally:
+            ctx.stream = None
+
+
 async def connect_tab(
     browser: Browser, store: StateStore, provider: Provider, key: str, *, new_chat: bool = False
 ) -> CdpSession:
     """Only the tab step of an ask: the provider's tab, as an ask would find it."""
     ctx = AskContext(
-        browser, store, PROVIDER_SPECS[provider], "", key, AskOptions(new_chat=new_chat)
+        browser, store, provider_spec(provider, store.root), "", key, AskOptions(new_chat=new_chat)
     )
     await tab.connect(ctx)
     url = str(await ctx.tab.evaluate("location.href"))

@@ -124,12 +124,26 @@ async def test_snapshot_has_an_outline_and_an_image(bridge: Bridge, fakes: FakeS
 
 async def test_page_dom_pierces_shadow_roots(bridge: Bridge, fakes: FakeSites) -> None:
     await bridge.ask("gemini", QUESTION, new_chat=True)
+    # Gemini's turns are light DOM (docs/sites.md#gemini-shadow-dom); a widget of the page
+    # may still keep its own in a shadow root, and the tool must find both.
+    tab = await bridge.provider_tab("gemini")
+    await tab.evaluate(
+        "document.body.appendChild(document.createElement('div'))"
+        ".attachShadow({mode: 'open'}).innerHTML = '<model-response>in a widget</model-response>'"
+    )
+    async with _client(bridge) as client:
+        result = await client.call_tool(
+            "get_page_dom", {"target": "gemini", "selector": "model-response"}
+        )
+    data = result.structured_content or {}
+    assert data["total"] == data["shown"] == 2
+    assert [item["inShadowRoot"] for item in data["items"]] == [False, True]
     async with _client(bridge) as client:
         result = await client.call_tool(
             "get_page_dom", {"target": "gemini", "selector": "model-response", "max_chars": 500}
         )
     data = result.structured_content or {}
-    assert data["total"] == 1 and data["items"][0]["inShadowRoot"]
+    assert (data["total"], data["shown"]) == (2, 1)  # the budget is for all items together
     assert len(data["items"][0]["html"]) <= 501
 
 

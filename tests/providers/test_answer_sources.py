@@ -89,3 +89,8 @@ def test_a_source_always_agrees_with_itself(text: str) -> None:
 def test_markup_around_the_words_never_lowers_agreement(marks: list[str], text: str) -> None:
     marked = "".join(marks) + text + "".join(reversed(marks))
     assert agreement(marked, text) == 1.0
+
+
+def test_words_the_page_repeats_count_once() -> None:
+    # Typeset math carries its source two or three times over (MathML, annotation, glyphs).
+    assert agreement("Euler: $e^{i\\pi}+1=0$", "Euler: e^{i\\pi}+1=0 e^{i\\pi}+1=0") == 1.0
