@@ -3,8 +3,10 @@
 Checks the browser, the relay port range, the runtime directory, the token files, the
 native host registrations and the extension (it starts a relay and waits for the extension
 to connect: with ``--launch`` in a browser of its own, otherwise the person's Chrome); with
-``--live``, for each provider a tiny ask through the web UI (reachable, logged in, composer
-and answer found). Each failed check says what to do; the exit status is 1 if any failed.
+``--live``, for each provider its page (reachable, logged in or a login wall or a Cloudflare
+check, composer found by the pack's selectors) and then a tiny ask (sent, answered, and
+from which source the answer was read). The provider packs are checked too, with the
+person's overrides. Each failed check says what to do; the exit status is 1 if any failed.
 
 Checks are plain data (``Check``) so the table and the JSON come from one list.
 """
@@ -27,6 +29,8 @@ from pathlib import Path
 from bridge import native_install
 from bridge.errors import BridgeError
 from bridge.launcher import find_browser
+from bridge.providers.pack import PackError, load_pack, override_path
+from bridge.providers.page_script import provider_page
 from bridge.relay import PORT_RANGE
 from bridge.relay_registry import runtime_dir
 from bridge.runtime import Runtime, options_from_args
@@ -35,6 +39,7 @@ from bridge.state import default_state_dir
 __all__ = ["Check", "render", "run_checks"]
 
 PROVIDERS = ("chatgpt", "gemini")
+DOCTOR_KEY = "bridge-doctor"  # the doctor's own conversations, apart from the person's
 #: The remedy for each typed failure of the live ask (bridge.errors codes).
 REMEDIES = {
     "login_required": "log in to {provider} in this browser once; bridge reuses the session",
@@ -43,6 +48,21 @@ REMEDIES = {
     "extension/ (or run with --launch)",
     "timeout": "the page did not answer in time: open it and look for a dialog, a challenge or a "
     "changed layout; run again with --json for the details",
+    "challenge": "open the {provider} tab in that browser and complete the Cloudflare check",
+    "error_turn": "the site answered with an error: ask again later or in a new chat",
+    "stuck": "reload the {provider} tab; if it keeps hanging, start a new chat",
+    "send_failed": "the composer took the text but the question was not sent: the site's layout "
+    "may have changed; fix the pack's selectors with an override (docs/sites.md#provider-packs)",
+    "no_response": "no answer appeared: the site's layout may have changed; fix the pack's "
+    "selectors with an override (docs/sites.md#provider-packs)",
+    "pack_invalid": "fix or delete the override file it names (docs/sites.md#provider-packs)",
+}
+#: What the page-ready probe found (page.js ``whenReady``), and what to do about it.
+_PAGE_STATES = {
+    "ready": (True, "composer found"),
+    "login": (False, "shows its login page (login buttons, or the sign-in host)"),
+    "challenge": (False, "shows a Cloudflare check"),
+    "": (False, "no composer appeared (no pack selector for it matched)"),
 }
 
 
@@ -186,6 +206,21 @@ def check_native_host() -> Check:
     return Check("native host", True, f"registered for {', '.join(found)}")
 
 
+def check_packs(state_dir: Path) -> list[Check]:
+    """Each provider's pack loads, with the person's override merged in when there is one."""
+    checks = []
+    for provider in PROVIDERS:
+        override = override_path(provider, state_dir)
+        try:
+            load_pack(provider, state_dir)
+        except PackError as exc:
+            checks.append(Check(f"{provider} pack", False, str(exc), REMEDIES["pack_invalid"]))
+            continue
+        where = f"built-in + override {override}" if override.exists() else "built-in"
+        checks.append(Check(f"{provider} pack", True, where))
+    return checks
+
+
 async def check_extension_and_sites(
     args: argparse.Namespace, live: bool, connect_timeout: float
 ) -> list[Check]:
@@ -222,10 +257,35 @@ async def check_extension_and_sites(
             )
             return checks
         for provider in PROVIDERS:
-            checks.append(await _ask_check(runtime, provider))
+            page = await _page_check(runtime, provider)
+            checks.append(page)
+            if page.ok:
+                checks.append(await _ask_check(runtime, provider))
         return checks
     finally:
         await runtime.stop()
+
+
+async def _page_check(runtime: Runtime, provider: str) -> Check:
+    """The provider's tab: reachable, and ready, or showing why it cannot be asked."""
+    name = f"{provider} page"
+    try:
+        tab = await runtime.bridge.provider_tab(
+            provider,  # type: ignore[arg-type]
+            session_key=DOCTOR_KEY,
+            new_chat=True,
+        )
+        page = provider_page(tab, runtime.bridge.store.root)
+        state = str(await page.call("whenReady", provider, 15_000, timeout=15.0))
+        url = str(await tab.evaluate("location.href"))
+    except BridgeError as exc:
+        fix = REMEDIES.get(exc.code, "run with --json and look at the debug dump it names")
+        return Check(name, False, f"[{exc.code}] {exc}", fix.format(provider=provider))
+    ok, found = _PAGE_STATES.get(state, (False, state))
+    if ok:
+        return Check(name, True, f"{found} at {url}")
+    code = {"login": "login_required", "challenge": "challenge"}.get(state, "no_response")
+    return Check(name, False, f"{url} {found}", REMEDIES[code].format(provider=provider))
 
 
 async def _ask_check(runtime: Runtime, provider: str) -> Check:
@@ -233,20 +293,25 @@ async def _ask_check(runtime: Runtime, provider: str) -> Check:
         result = await runtime.bridge.ask(
             provider,  # type: ignore[arg-type]
             "Reply with the single word OK.",
-            new_chat=True,
             timeout=120.0,
-            session_key="bridge-doctor",
+            session_key=DOCTOR_KEY,
         )
     except BridgeError as exc:
         fix = REMEDIES.get(exc.code, "run with --json and look at the debug dump it names")
         return Check(provider, False, f"[{exc.code}] {exc}", fix.format(provider=provider))
     answer = result.answer.strip().replace("\n", " ")
-    return Check(provider, True, f"answered {answer[:40]!r} in {result.url}")
+    used = result.used
+    source = used.extraction + (f" ({', '.join(used.fallbacks)})" if used.fallbacks else "")
+    return Check(
+        provider, True, f"answered {answer[:40]!r} in {result.url}; answer read from {source}"
+    )
 
 
 async def run_checks(args: argparse.Namespace) -> list[Check]:
     checks = [check_browser(args.browser_path), check_ports(), check_runtime_dir()]
-    checks += check_tokens(args.state_dir or default_state_dir())
+    state_dir = args.state_dir or default_state_dir()
+    checks += check_tokens(state_dir)
+    checks += check_packs(state_dir)
     checks.append(check_native_host())
     checks += await check_extension_and_sites(args, args.live, args.connect_timeout)
     return checks

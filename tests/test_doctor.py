@@ -13,7 +13,7 @@ import pytest
 
 from bridge import doctor, native_install
 from bridge.doctor import Check
-from bridge.fakes import FakeSites
+from bridge.fakes import Behaviour, FakeSites
 from bridge.relay_registry import ENV_RUNTIME_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,6 +92,26 @@ async def test_without_a_browser_the_extension_check_fails_with_the_remedy(tmp_p
     )
     assert code == 1
     assert "FAIL  extension" in out and "Load unpacked" in out, out
+    assert "ok    chatgpt pack" in out and "built-in" in out, out
+
+
+async def test_a_broken_pack_override_fails_with_its_file_and_the_fix(tmp_path: Path) -> None:
+    packs = tmp_path / "state" / "packs"
+    packs.mkdir(parents=True)
+    (packs / "gemini.json").write_text('{"selectors": {"stop_buton": {"css": ["x"]}}}')
+    code, out, _ = await _doctor(
+        "--state-dir",
+        str(tmp_path / "state"),
+        "--relay-port",
+        str(_free_port()),
+        "--connect-timeout",
+        "1",
+        env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
+    )
+    assert code == 1
+    assert "FAIL  gemini pack" in out and "gemini.json" in out, out
+    assert "did you mean 'stop_button'" in out and "fix or delete the override" in out, out
+    assert "ok    chatgpt pack" in out, out
 
 
 @pytest.mark.e2e
@@ -116,8 +136,40 @@ async def test_a_launched_browser_passes_every_check_and_both_sites_answer(
     checks = {c["name"]: c for c in json.loads(out)}
     assert code == 0, (out, err[-2000:])
     assert checks["extension"]["ok"] is True and "version" in checks["extension"]["detail"]
-    assert checks["chatgpt"]["ok"] is True and checks["gemini"]["ok"] is True
+    for provider in ("chatgpt", "gemini"):
+        assert checks[f"{provider} pack"]["ok"] is True
+        assert checks[f"{provider} page"]["ok"] is True
+        assert "composer found" in checks[f"{provider} page"]["detail"]
+        assert checks[provider]["ok"] is True
+        assert "answer read from network" in checks[provider]["detail"]
     assert fake_sites.chatgpt.records and fake_sites.gemini.records  # really asked
+
+
+@pytest.mark.e2e
+async def test_a_logged_out_site_fails_its_page_check_with_the_remedy(
+    tmp_path: Path, fake_sites: FakeSites
+) -> None:
+    fake_sites.chatgpt.reset()
+    fake_sites.gemini.reset()
+    fake_sites.chatgpt.set_behaviour(Behaviour(state="logged_out"))
+    try:
+        chrome_args = [f"--chrome-arg={arg}" for arg in fake_sites.chromium_args()]
+        code, out, err = await _doctor(
+            "--launch",
+            "--headless",
+            "--isolated",
+            "--live",
+            "--state-dir",
+            str(tmp_path / "state"),
+            *chrome_args,
+            env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
+        )
+    finally:
+        fake_sites.chatgpt.reset()
+    assert code == 1, (out, err[-2000:])
+    assert "FAIL  chatgpt page" in out and "login page" in out and "log in to chatgpt" in out
+    assert "ok    gemini page" in out and "answer read from network" in out, out
+    assert not fake_sites.chatgpt.records  # no tiny ask went to a logged-out site
 
 
 def test_only_live_registrations_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -193,6 +193,20 @@ async def test_the_answer_is_the_streamed_markdown_and_the_dom_agrees(
     assert dom.answer.startswith("## Links") and "the docs" in dom.answer
 
 
+async def test_chatgpt_copy_action_reads_the_whole_turn_and_leaves_the_clipboard_alone(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    """docs/sites.md#answer-sources: the turn's copy button (SITE-FACTS C2.6, C2.7), never a
+    code block's "Copy code"; the clipboard write is captured, not performed."""
+    markdown = "Two blocks:\n\n```python\nprint(1)\n```\n\nand\n\n```bash\necho 2\n```"
+    fakes.chatgpt.queue(Behaviour(answer=markdown))
+    result = await bridge.ask("chatgpt", QUESTION, new_chat=True, answer_source="copy")
+    assert (result.used.extraction, result.answer) == ("copy", markdown)
+    tab = await bridge.provider_tab("chatgpt")
+    # The page's clipboard object is as it was: nothing of bridge's left on it.
+    assert await tab.evaluate("Object.getOwnPropertyNames(navigator.clipboard).length") == 0
+
+
 async def test_gemini_stuck_is_retried_then_succeeds(
     extension_link: Browser, fakes: FakeSites, tmp_path: Path
 ) -> None:
@@ -231,9 +245,13 @@ def _quick_stuck() -> CompletionTimings:
 async def test_login_wall_is_login_required(
     bridge: Bridge, fakes: FakeSites, provider: str
 ) -> None:
+    """ChatGPT's logged-out page keeps a usable composer (guest mode, SITE-FACTS C5.1), so
+    the wall is its login buttons; Gemini's is a Sign in link and no composer (G5.1)."""
     getattr(fakes, provider).set_behaviour(Behaviour(state="logged_out"))
-    with pytest.raises(LoginRequired, match="log in"):
+    with pytest.raises(LoginRequired, match="log in") as info:
         await bridge.ask(provider, QUESTION, new_chat=True)  # type: ignore[arg-type]
+    assert info.value.code == "login_required"
+    assert getattr(fakes, provider).records == []  # nothing was asked as a guest
 
 
 @pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
@@ -247,14 +265,25 @@ async def test_a_cloudflare_check_is_a_challenge_that_says_what_to_do(
     assert getattr(fakes, provider).records == []  # nothing was sent
 
 
-@pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
-async def test_rate_limit_is_rate_limited_with_the_notice(
-    bridge: Bridge, fakes: FakeSites, provider: str
+@pytest.mark.parametrize(
+    ("provider", "locale"),
+    [("chatgpt", "en"), ("chatgpt", "de"), ("chatgpt", "ja"), ("gemini", "en"), ("gemini", "ja")],
+)
+async def test_rate_limit_is_rate_limited_in_any_ui_language(
+    bridge: Bridge, fakes: FakeSites, provider: str, locale: str
 ) -> None:
-    getattr(fakes, provider).queue(Behaviour(state="rate_limited"))
-    with pytest.raises(RateLimited, match="limit") as info:
+    """The limit is known by behaviour, whatever the notice's language: ChatGPT's send gets
+    HTTP 429 with retry-after (SITE-FACTS C5.10), Gemini's stream carries wire code 1037
+    (G5.5). The Japanese notice texts have no evidence, so nothing may depend on them."""
+    site = getattr(fakes, provider)
+    site.set_behaviour(Behaviour(locale=locale))  # type: ignore[arg-type]
+    site.queue(Behaviour(state="rate_limited", locale=locale))  # type: ignore[arg-type]
+    with pytest.raises(RateLimited) as info:
         await bridge.ask(provider, QUESTION, new_chat=True)  # type: ignore[arg-type]
-    assert info.value.notice
+    assert info.value.code == "rate_limited" and info.value.notice
+    if provider == "chatgpt":
+        assert info.value.reset == "60"  # the fake's retry-after, as the site's reset time
+        assert "Try again after 60" in str(info.value)
 
 
 @pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
