@@ -25,7 +25,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Serve fake ChatGPT and Gemini sites at their real URLs, locally.",
     )
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any)")
-    parser.add_argument("--locale", choices=("en", "ja"), default="en", help="UI language")
+    parser.add_argument("--locale", choices=("en", "de", "ja"), default="en", help="UI language")
     parser.add_argument(
         "--thinking-ms", type=int, default=0, help="ChatGPT's Thinking phase per answer"
     )
