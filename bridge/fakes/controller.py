@@ -37,9 +37,12 @@ class QuestionRecord:
       background-tab quirk that content is the empty ``<p data-start data-end>`` shell.
     - ``text_visible_at``: the answer's text was first non-empty in the DOM (within a
       millisecond of ``first_token_at``, unless the background-tab quirk held the text back).
-    - ``completed_at``: the page reached its final state for this question (ChatGPT: stop button
-      gone and send button back; Gemini: feedback icons shown; for error and rate-limit states,
-      the message shown and the composer usable again). Never set for the ``stuck`` state.
+    - ``completed_at``: the page reached its final state for this question (ChatGPT: the stop
+      button gone from the submit slot, which holds the speech button again while the composer
+      is empty, and a finished answer's action bar shown; Gemini: the response footer marked
+      ``complete`` with its "Good response" / "Bad response" buttons; for the error and
+      rate-limit states, the message shown and the composer usable again). Never set for the
+      ``stuck`` state, unless ChatGPT's Stop ends it (Gemini's hung UI ignores Stop).
     """
 
     id: str
@@ -48,7 +51,7 @@ class QuestionRecord:
     conversation_id: str
     behaviour: Behaviour
     answer: str
-    """The markdown the site answers with ("" for the rate-limited and error states)."""
+    """The markdown the site answers with ("" unless the state is ``ok`` or ``stuck``)."""
     received_at: float
     first_token_at: float | None = None
     text_visible_at: float | None = None
@@ -200,7 +203,8 @@ class SiteController:
         """Record a question the page sent and decide how it is answered.
 
         Takes the next queued behaviour, else the default. An unknown or missing conversation
-        id starts a new conversation, as the real sites do for a first question.
+        id starts a new conversation, as the real sites do for a first question. A rate-limited
+        question is not stored in the conversation: the site refused it.
         """
         received_at = time.time()
         new_id = self._new_conversation_id()
@@ -228,7 +232,8 @@ class SiteController:
             return record
 
     def answer_sent(self, record: QuestionRecord, sent: str) -> None:
-        """Remember how much of the answer the server sent, so a reload shows it."""
+        """Remember how much of the answer the server sent, so a reload shows it (the
+        conversation's history request returns it)."""
         with self._lock:
             exchanges = self._conversations.get(record.conversation_id)
             index = self._exchange_of.get(record.id)

@@ -182,7 +182,11 @@ async def raise_failure(ctx: AskContext, verdict: Verdict) -> None:
         raise LoginRequired(ctx.provider)
     notices = await ctx.page.call("notices", ctx.provider)
     if verdict.reason == "rate_limited":
-        raise RateLimited(ctx.provider, notices.get("rateLimit") or "rate limit notice")
+        # The reset time: as the notice shows it, else the refused request's retry-after.
+        reset = notices.get("rateLimitResets") or (ctx.stream and ctx.stream.retry_after)
+        raise RateLimited(
+            ctx.provider, notices.get("rateLimit") or "rate limit notice", reset=reset or None
+        )
     if verdict.reason == "error_turn":
         raise ProviderErrorTurn(ctx.provider, notices.get("error") or "error")
     await dump(ctx, f"failed: {verdict.reason}")

@@ -173,6 +173,15 @@ class AnswerStream:
                 return RateLimited(self.provider, notice)
         return None
 
+    @property
+    def retry_after(self) -> str | None:
+        """The answer request's ``retry-after`` when it was refused with 429 (C5.10): the
+        reset time, known as soon as the response headers arrive."""
+        request = self.request
+        if request is None or request.status != 429:
+            return None
+        return request.headers.get("retry-after")
+
     # -- reading ----------------------------------------------------------------------
 
     async def answer(self, wait: float) -> tuple[StreamAnswer | None, str]:

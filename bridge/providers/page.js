@@ -135,85 +135,315 @@
   }
 
   // ---- markdown from rendered answers ----------------------------------------------------------
+  //
+  // The last-resort source: a rendered answer (ChatGPT's `.markdown` [C2.4], Gemini's
+  // `div.markdown` [G2.4]) turned back into the markdown it was rendered from, as closely as the
+  // DOM allows. Where the source's choice leaves no trace in the DOM, the commonest form is
+  // written: `-` bullets, `*em*`, `**strong**`, `---` rules, backtick fences, `$…$` inline math
+  // and `$$` lines around display math, `<url>` for a link whose text is its address, two
+  // trailing spaces for a hard break. Buttons (a code block's "Copy code"), a code block's
+  // language label and KaTeX's glyph copies are never answer text.
 
-  const BLOCKS = new Set(['P', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'UL', 'OL', 'PRE', 'BLOCKQUOTE', 'TABLE', 'HR']);
+  /** Elements that hold no answer text. */
+  const SKIPPED = new Set(['BUTTON', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'svg', 'SVG']);
+  /** Elements that start a block of their own; other elements (and custom ones) are inline
+   * unless they hold one of these. */
+  const BLOCKS = new Set([
+    'P', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'UL', 'OL', 'PRE', 'BLOCKQUOTE', 'TABLE', 'HR',
+    'DIV', 'SECTION', 'ARTICLE', 'HEADER', 'FOOTER', 'MAIN', 'ASIDE', 'NAV', 'FIGURE',
+    'FIGCAPTION', 'DETAILS', 'SUMMARY', 'DL', 'DT', 'DD', 'LI', 'ADDRESS', 'FORM', 'FIELDSET',
+  ]);
+  const BLOCK_SELECTOR = 'p, h1, h2, h3, h4, h5, h6, ul, ol, pre, blockquote, table, hr, div';
+  const TEX = 'annotation[encoding="application/x-tex"]';
 
-  function inlineText(el) {
-    // Buttons inside answers are UI ("Copy code", "Thought for 17s"), never answer text.
+  const isElement = (node) => node.nodeType === Node.ELEMENT_NODE;
+  const hasClass = (el, name) => !!el.classList && el.classList.contains(name);
+  const isBlock = (el) =>
+    BLOCKS.has(el.tagName) || (el.tagName.includes('-') && !!el.querySelector(BLOCK_SELECTOR));
+  /** The longest run of backticks in text. */
+  const longestTicks = (text) => Math.max(0, ...(text.match(/`+/g) || []).map((r) => r.length));
+
+  /** KaTeX (and any MathML with a TeX annotation): its TeX source, else null. */
+  function texOf(el) {
+    const note = el.querySelector(TEX);
+    if (note) return (note.textContent || '').trim();
+    const mathml = el.querySelector('.katex-mathml, math');
+    return mathml ? (mathml.textContent || '').trim() : null;
+  }
+  const isMath = (el) =>
+    hasClass(el, 'katex') || hasClass(el, 'katex-display') || el.localName === 'math';
+
+  // Text that the markdown would read as markup gets a backslash, and only that text: a `*`,
+  // `_` or `~~` pair that would be emphasis, a backtick pair that would be code, a `$` pair
+  // that would be math, a `\` before punctuation, `[…](…)` that would be a link. A lone `*`
+  // between spaces ("2 * 3") or a price ("$5 and $10") is left as the source most likely had it.
+  const ESCAPES = [
+    /`[^`]+`/g, // paired backticks
+    /\*(?=[^\s*])[^*]*?[^\s*]\*|\*\*(?=\S)[^*]*?\S\*\*/g, // *em* / **strong**
+    /(?<![A-Za-z0-9_])_(?=[^\s_])[^_]*?[^\s_]_(?![A-Za-z0-9_])|__(?=\S)[^_]*?\S__/g,
+    /~~(?=\S)[^~]*?\S~~/g,
+    /(?<![\\$])\$(?=[^\s$])[^$]*?[^\s$\\]\$(?![\d$])/g, // $math$
+  ];
+  function escapeText(text) {
+    let out = text.replace(/\\(?=[!-/:-@[-`{-~])/g, '\\\\');
+    for (const re of ESCAPES) {
+      out = out.replace(re, (m) => {
+        const lead = /^[`*_~$]+/.exec(m)[0];
+        const tail = /[`*_~$]+$/.exec(m)[0];
+        const esc = (s) => s.replace(/[`*_~$]/g, '\\$&');
+        return esc(lead) + m.slice(lead.length, m.length - tail.length) + esc(tail);
+      });
+    }
+    // [text](url) that the markdown would read as a link.
+    return out.replace(/\[(?=[^\]]+\]\([^()\s]*(?:\s+"[^"]*")?\))/g, '\\[');
+  }
+
+  /** Emphasis markers around content, whitespace kept outside (where markdown needs it). */
+  function wrap(marker, content) {
+    const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(content);
+    return m[2] ? `${m[1]}${marker}${m[2]}${marker}${m[3]}` : content;
+  }
+
+  /** Whether a link's parentheses pair up (else the destination goes in <…>). */
+  function balanced(href) {
+    let depth = 0;
+    for (const c of href) {
+      depth += c === '(' ? 1 : c === ')' ? -1 : 0;
+      if (depth < 0) return false;
+    }
+    return depth === 0;
+  }
+
+  /** An inline code span: more backticks than any run inside, spaced if it starts or ends
+   * with one. */
+  function codeSpan(text) {
+    const ticks = '`'.repeat(longestTicks(text) + 1);
+    const pad = /^`|`$/.test(text) ? ' ' : '';
+    return ticks + pad + text + pad + ticks;
+  }
+
+  /** Markdown of one inline node (a block inside inline content is converted as a block). */
+  function inlineNode(node) {
+    if (node.nodeType === Node.TEXT_NODE) return escapeText(node.textContent);
+    if (!isElement(node) || SKIPPED.has(node.tagName)) return '';
+    const el = node;
+    if (isMath(el)) {
+      const tex = texOf(el);
+      if (tex === null) return '';
+      const display = hasClass(el, 'katex-display') || el.closest('.katex-display') ||
+        el.getAttribute('display') === 'block';
+      return display ? `\n$$\n${tex}\n$$\n` : `$${tex}$`;
+    }
+    switch (el.tagName) {
+      case 'BR':
+        return '  \n';
+      case 'CODE':
+        return codeSpan(el.textContent || '');
+      case 'KBD': // only raw HTML in the source makes one
+        return `<kbd>${inlineText(el)}</kbd>`;
+      case 'STRONG':
+      case 'B':
+        return wrap('**', inlineText(el));
+      case 'EM':
+      case 'I':
+        return wrap('*', inlineText(el));
+      case 'DEL':
+      case 'S':
+      case 'STRIKE':
+        return wrap('~~', inlineText(el));
+      case 'IMG':
+        return `![${el.getAttribute('alt') || ''}](${el.getAttribute('src') || ''})`;
+      case 'INPUT':
+        return el.type === 'checkbox' ? (el.checked ? '[x] ' : '[ ] ') : '';
+      case 'A': {
+        const href = el.getAttribute('href') || '';
+        const text = inlineText(el);
+        if (!href) return text;
+        const shown = el.textContent || '';
+        const auto = shown === href || `mailto:${shown}` === href;
+        if (auto && !el.querySelector('*')) return `<${shown}>`;
+        const title = el.getAttribute('title');
+        const target = /\s/.test(href) || !balanced(href) ? `<${href}>` : href;
+        return `[${text}](${target}${title ? ` "${title.replace(/"/g, '\\"')}"` : ''})`;
+      }
+      default:
+        return isBlock(el) ? blockMarkdown(el) : inlineText(el);
+    }
+  }
+
+  /** The markdown of inline nodes; neighbouring text nodes are escaped as one text. */
+  function inlineOf(nodes) {
     let out = '';
+    let text = '';
+    let box = false; // right after a task box ("[x] "), whose space is written already
+    for (const node of nodes) {
+      if (node.nodeType === Node.TEXT_NODE) {
+        text += box && !text ? node.textContent.replace(/^\s+/, '') : node.textContent;
+        continue;
+      }
+      out += escapeText(text) + inlineNode(node);
+      text = '';
+      box = node.tagName === 'INPUT' && node.type === 'checkbox';
+    }
+    return out + escapeText(text);
+  }
+
+  /** The markdown of an element's inline content (its children). */
+  function inlineText(el) {
+    return inlineOf(el.childNodes);
+  }
+
+  /** A paragraph's inline markdown; a first character that would start a block is escaped. */
+  function paragraph(nodes) {
+    const text = inlineOf(nodes).trim();
+    const first = nodes.find((n) => n.nodeType !== Node.TEXT_NODE || n.textContent.trim());
+    if (!first || first.nodeType !== Node.TEXT_NODE) return text;
+    return text.replace(/^(#{1,6}(?=\s|$)|>|[-+*](?=\s)|\d{1,9}(?=[.)]\s))/, (m) =>
+      /^\d/.test(m) ? m + '\\' : '\\' + m);
+  }
+
+  /** The markdown blocks of an element's children: runs of inline content are paragraphs. */
+  function blocksOf(el) {
+    const blocks = [];
+    let run = [];
+    const flush = () => {
+      const text = paragraph(run);
+      if (text) blocks.push(text);
+      run = [];
+    };
     for (const node of el.childNodes) {
-      if (node.nodeType === Node.TEXT_NODE) out += node.textContent;
-      else if (node.nodeType === Node.ELEMENT_NODE && node.tagName !== 'BUTTON') {
-        if (node.tagName === 'BR') out += '\n';
-        else if (node.tagName === 'CODE') out += '`' + node.textContent + '`';
-        else out += inlineText(node);
+      if (isElement(node) && SKIPPED.has(node.tagName)) continue;
+      if (isElement(node) && (isBlock(node) || hasClass(node, 'katex-display'))) {
+        flush();
+        const text = blockMarkdown(node);
+        if (text.trim()) blocks.push(text);
+      } else {
+        run.push(node);
       }
     }
-    return out;
+    flush();
+    return blocks;
   }
 
-  function listMarkdown(list, depth) {
+  /** Prefix the first line, indent the others (blank lines stay empty). */
+  function indented(text, first, rest) {
+    return text
+      .split('\n')
+      .map((line, i) => (i === 0 ? first + line : line ? rest + line : ''))
+      .join('\n');
+  }
+
+  /** A list: `-` bullets or numbers from `start`, task boxes, items' further lines indented
+   * to the content column, blank lines between the items of a loose list. */
+  function listMarkdown(list) {
     const ordered = list.tagName === 'OL';
-    const lines = [];
-    let n = Number(list.getAttribute('start') || 1);
-    for (const li of list.children) {
-      if (li.tagName !== 'LI') continue;
-      const nested = [...li.children].filter((c) => c.tagName === 'UL' || c.tagName === 'OL');
-      const clone = li.cloneNode(true);
-      for (const c of [...clone.children]) if (c.tagName === 'UL' || c.tagName === 'OL') c.remove();
+    const items = [...list.children].filter((c) => c.tagName === 'LI');
+    // Loose when an item holds paragraphs (the renderers' <li><p>): blank lines between.
+    const loose = items.some((li) => [...li.children].some((c) => c.tagName === 'P'));
+    let n = Number.parseInt(list.getAttribute('start') || '1', 10);
+    if (!Number.isFinite(n)) n = 1;
+    const out = items.map((li) => {
       const marker = ordered ? `${n++}.` : '-';
-      lines.push(`${'  '.repeat(depth)}${marker} ${inlineText(clone).trim()}`);
-      for (const sub of nested) lines.push(listMarkdown(sub, depth + 1));
+      const body = blocksOf(li).join(loose ? '\n\n' : '\n');
+      return indented(body, `${marker} `, ' '.repeat(marker.length + 1)).replace(/ +$/, '');
+    });
+    return out.join(loose ? '\n\n' : '\n');
+  }
+
+  /** The language a code element names in its classes (language-x, lang-x), else ''. */
+  const languageOf = (el) =>
+    (el && (/(?:^|\s)lang(?:uage)?-([^\s]+)/.exec(el.getAttribute('class') || '') || [])[1]) || '';
+
+  /** The code block's label (ChatGPT's header, Gemini's .code-block-decoration): its text
+   * outside the code and the buttons, first word, as a fence's language. */
+  function labelOf(block, code) {
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    let text = '';
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+      const host = t.parentElement;
+      if (code.contains(t) || (host && host.closest('button'))) continue;
+      text += ' ' + t.textContent;
     }
-    return lines.join('\n');
+    return (text.trim().split(/\s+/)[0] || '').toLowerCase();
   }
 
-  function codeMarkdown(pre) {
+  /** A fenced code block from a <pre> (ChatGPT: header and code inside) or a wrapper holding
+   * one (Gemini: .code-block with its label above the <pre>). */
+  function codeMarkdown(block) {
+    const pre = block.tagName === 'PRE' ? block : block.querySelector('pre') || block;
     const code = pre.querySelector('code') || pre;
-    const cls = (code.getAttribute('class') || '') + ' ' + (pre.getAttribute('class') || '');
-    const lang = (/language-([\w+#-]+)/.exec(cls) || [])[1] || pre.getAttribute('data-language') || '';
-    const body = (code.textContent || '').replace(/\n$/, '');
-    return '```' + lang + '\n' + body + '\n```';
+    const lang =
+      languageOf(code) || languageOf(pre) || pre.getAttribute('data-language') ||
+      (code !== block ? labelOf(block, code) : '');
+    let body = '';
+    if (code === pre) {
+      const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+        if (!(t.parentElement && t.parentElement.closest('button'))) body += t.textContent;
+      }
+    } else {
+      body = code.textContent || '';
+    }
+    body = body.replace(/\n$/, '');
+    const fence = '`'.repeat(Math.max(3, longestTicks(body) + 1));
+    return `${fence}${lang}\n${body}\n${fence}`;
   }
 
+  /** A code block: a <pre>, or a plain wrapper (a div, a custom element) with one <pre> and
+   * no other blocks. */
+  const isCodeBlock = (el) =>
+    el.tagName === 'PRE' ||
+    ((el.tagName === 'DIV' || el.tagName === 'FIGURE' || el.tagName.includes('-')) &&
+      el.querySelectorAll('pre').length === 1 &&
+      !el.querySelector('p, ul, ol, table, blockquote, h1, h2, h3, h4, h5, h6, hr, .katex'));
+
+  /** A GFM table: the first row is the header, then the delimiter row with its alignment. */
+  function tableMarkdown(table) {
+    const rows = [...table.querySelectorAll('tr')].filter((tr) => tr.closest('table') === table);
+    if (!rows.length) return '';
+    // One line per row: a break is a space, and every | is escaped (inside code spans too).
+    const cell = (c) => inlineText(c).trim().replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
+    const line = (tr) => `| ${[...tr.cells].map(cell).join(' | ')} |`;
+    const head = rows[0];
+    const align = [...head.cells].map((c) => {
+      const a = (c.style.textAlign || c.getAttribute('align') || '').toLowerCase();
+      return a === 'left' ? ':---' : a === 'center' ? ':---:' : a === 'right' ? '---:' : '---';
+    });
+    return [line(head), `|${align.join('|')}|`, ...rows.slice(1).map(line)].join('\n');
+  }
+
+  /** Markdown of one block element. */
   function blockMarkdown(el) {
+    if (hasClass(el, 'katex-display')) return inlineNode(el).trim();
+    if (isCodeBlock(el)) return codeMarkdown(el);
     switch (el.tagName) {
-      case 'PRE':
-        return codeMarkdown(el);
       case 'UL':
       case 'OL':
-        return listMarkdown(el, 0);
+        return listMarkdown(el);
       case 'BLOCKQUOTE':
-        return toMarkdown(el).split('\n').map((l) => '> ' + l).join('\n');
-      case 'TABLE':
-        return [...el.querySelectorAll('tr')]
-          .map((tr) => '| ' + [...tr.children].map((c) => inlineText(c).trim()).join(' | ') + ' |')
+        return blocksOf(el)
+          .join('\n\n')
+          .split('\n')
+          .map((l) => (l ? `> ${l}` : '>'))
           .join('\n');
+      case 'TABLE':
+        return tableMarkdown(el);
       case 'HR':
         return '---';
+      case 'P':
+        return paragraph([...el.childNodes]);
       default:
-        if (/^H[1-6]$/.test(el.tagName)) return '#'.repeat(Number(el.tagName[1])) + ' ' + inlineText(el).trim();
-        return inlineText(el).trim();
+        if (/^H[1-6]$/.test(el.tagName)) {
+          const text = inlineText(el).trim().replace(/\s*\n\s*/g, ' ');
+          return `${'#'.repeat(Number(el.tagName[1]))} ${text}`;
+        }
+        return blocksOf(el).join('\n\n');
     }
   }
 
-  /** Markdown of a rendered answer container: paragraphs, headings, lists, fenced code. */
+  /** Markdown of a rendered answer container (its blocks, blank lines between). */
   function toMarkdown(root) {
-    const parts = [];
-    const walk = (node) => {
-      for (const child of node.children) {
-        if (child.tagName === 'BUTTON') continue;
-        if (BLOCKS.has(child.tagName)) parts.push(blockMarkdown(child));
-        else if (child.querySelector(':scope p, :scope pre, :scope ul, :scope ol, :scope h1, :scope h2, :scope h3, :scope table'))
-          walk(child);
-        else {
-          const text = inlineText(child).trim();
-          if (text) parts.push(text);
-        }
-      }
-    };
-    walk(root);
-    return parts.filter((p) => p.trim()).join('\n\n').trim();
+    return blocksOf(root).join('\n\n').trim();
   }
 
   // ---- one site, from its pack ----------------------------------------------------------------
@@ -348,8 +578,13 @@
         for (const el of all(S.rate_limit_surface)) {
           // An answer that talks about rate limits is no notice: skip what holds messages.
           if (site.inMessage(el) || (messages.length && el.querySelector(joined(messages)))) continue;
-          // textContent to test (no layout on every report), innerText to show.
-          if (re.test(el.textContent || '')) return (el.innerText || el.textContent || '').trim();
+          // textContent to test (no layout on every report); to show, the notice without
+          // its controls ("Got it").
+          if (re.test(el.textContent || '')) {
+            const shown = el.cloneNode(true);
+            for (const b of shown.querySelectorAll('button')) b.remove();
+            return (shown.textContent || '').replace(/\s+/g, ' ').trim();
+          }
         }
         if (F.rate_limit_in_reply) {
           const max = F.reply_notice_max_chars || Infinity;

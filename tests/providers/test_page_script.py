@@ -120,12 +120,12 @@ async def test_chatgpt_markdown_keeps_structure_and_drops_buttons(
     assert found["method"] == "markdown"
     assert found["text"] == (
         "## Deep copy\n\n"
-        "Use `structuredClone` for plain data.\n\n"
+        "Use `structuredClone` for **plain** data.\n\n"
         "- fast\n- safe\n  - nested\n\n"
         "3. three\n4. four\n\n"
         "```javascript\nconst b = structuredClone(a);\nconsole.log(b);\n```\n\n"
         "> quoted\n\n"
-        "| k | v |\n| a | 1 |"
+        "| k | v |\n|---|---|\n| a | 1 |"
     )
     assert "Thought for" not in found["text"]
 
