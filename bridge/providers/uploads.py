@@ -1,0 +1,437 @@
+"""Uploading files through a site's own upload control (docs/sites.md#attachments).
+
+Every file that does not go into the question itself (``bridge.providers.attachments``)
+is attached as a person would: bridge intercepts the file chooser
+(``Page.setInterceptFileChooserDialog``), clicks the upload control with a trusted CDP
+click (C1.13; on Gemini the menu item once its "Upload & tools" menu opened, G8.1), and
+puts the files into the input the chooser belongs to (``Page.fileChooserOpened`` names
+it). :func:`attach_files` returns only once the page shows every file staged (its chip,
+none busy) and the page's upload requests have ended, so the send never races an upload.
+
+How the bytes reach the input (``ATTACH_METHODS``, tried in order): ``DOM.setFileInputFiles``
+with the files' paths, which Chrome may refuse to an extension's debugger (it needs the
+extension's file access); then ``page_bytes``: the bytes travel base64-encoded in pieces
+through ``Runtime.callFunctionOn`` (each message well under the native link's 1 MB), the
+page builds ``File`` objects, and a ``DataTransfer`` puts them into the input with the
+``input`` and ``change`` events a real choice fires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bridge.cdp import CdpSession, JavaScriptError
+from bridge.errors import AttachmentFailed, BridgeError, BridgeTimeout
+from bridge.providers.attachments import KB, FilePart
+from bridge.providers.context import AskContext
+from bridge.providers.dumps import dump
+from bridge.waiting import Waiter, scaled
+
+__all__ = ["ATTACH_METHODS", "AttachMethod", "attach_files"]
+
+log = logging.getLogger(__name__)
+
+CONTROL_S = 10.0  # the upload control appears with the composer; a little grace
+CHOOSER_S = 8.0  # click (and menu item) to file chooser
+UPLOAD_BASE_S = 60.0  # chips and the end of the upload requests: this, plus …
+UPLOAD_BYTES_PER_S = 250 * KB  # … one second per 250 kB (a slow uplink)
+UPLOAD_QUIET_S = 0.5  # no upload request for this long: the site's uploads have ended
+CHUNK_BYTES = 384 * 1024  # raw bytes per page_bytes message (512 KiB of base64)
+_GROUP = "bridge-attachments"
+
+
+@dataclass(frozen=True)
+class _Input:
+    """A file input of the page: the chooser's (backendNodeId) or one found by selector."""
+
+    ref: dict[str, Any]  # {"backendNodeId": n} or {"objectId": "…"}
+    multiple: bool
+    via: str  # "file_chooser" | "file_input"
+
+
+@dataclass(frozen=True)
+class AttachMethod:
+    """One way of putting files into a file input; raises ``BridgeError`` when it cannot."""
+
+    name: str
+    apply: Callable[[CdpSession, _Input, Sequence[FilePart]], Awaitable[None]]
+
+
+async def _set_file_input_files(tab: CdpSession, target: _Input, files: Sequence[FilePart]) -> None:
+    await tab.send("DOM.setFileInputFiles", {"files": [str(f.path) for f in files], **target.ref})
+
+
+_STORE_PIECE = """function (index, b64) {
+  const bytes = typeof Uint8Array.fromBase64 === 'function'
+    ? Uint8Array.fromBase64(b64) : Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  (this.parts[index] = this.parts[index] || []).push(bytes);
+  return bytes.length;
+}"""
+
+_GIVE_FILES = """function (holder, metas) {
+  const dt = new DataTransfer();
+  metas.forEach((m, i) => dt.items.add(
+    new File(holder.parts[i] || [], m.name, { type: m.type, lastModified: m.lastModified })));
+  this.files = dt.files;
+  this.dispatchEvent(new Event('input', { bubbles: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return metas.length;
+}"""
+
+
+async def _page_bytes(tab: CdpSession, target: _Input, files: Sequence[FilePart]) -> None:
+    """Build the files in the page from their bytes and hand them to the input."""
+    try:
+        input_id = target.ref.get("objectId")
+        if input_id is None:
+            resolved = await tab.send("DOM.resolveNode", {**target.ref, "objectGroup": _GROUP})
+            input_id = resolved["object"]["objectId"]
+        made = await tab.send(
+            "Runtime.evaluate",
+            {"expression": "({parts: []})", "objectGroup": _GROUP, "returnByValue": False},
+        )
+        holder = made["result"]["objectId"]
+        for index, part in enumerate(files):
+            for start in range(0, part.size, CHUNK_BYTES):
+                piece = base64.b64encode(part.data[start : start + CHUNK_BYTES]).decode("ascii")
+                await _call(tab, holder, _STORE_PIECE, [{"value": index}, {"value": piece}])
+        metas = [{"name": f.name, "type": f.mime, "lastModified": f.modified_ms} for f in files]
+        await _call(tab, input_id, _GIVE_FILES, [{"objectId": holder}, {"value": metas}])
+    finally:
+        with contextlib.suppress(BridgeError):
+            await tab.send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
+
+
+async def _call(tab: CdpSession, object_id: str, function: str, arguments: list[Any]) -> Any:
+    result = await tab.send(
+        "Runtime.callFunctionOn",
+        {
+            "objectId": object_id,
+            "functionDeclaration": function,
+            "arguments": arguments,
+            "returnByValue": True,
+        },
+    )
+    if result.get("exceptionDetails"):
+        details = result["exceptionDetails"]
+        text = details.get("exception", {}).get("description") or details.get("text")
+        raise JavaScriptError("Runtime.callFunctionOn", str(text))
+    return result.get("result", {}).get("value")
+
+
+ATTACH_METHODS: tuple[AttachMethod, ...] = (
+    AttachMethod("set_file_input_files", _set_file_input_files),
+    AttachMethod("page_bytes", _page_bytes),
+)
+
+
+async def attach_files(
+    ctx: AskContext, files: Sequence[FilePart], methods: Sequence[AttachMethod] = ATTACH_METHODS
+) -> list[str]:
+    """Stage ``files`` in the composer through the site's upload control and wait until the
+    site has them; returns the method that carried each file. ``AttachmentFailed`` when
+    the site never shows them."""
+    if not files:
+        return []
+    selectors = ctx.spec.pack.selectors
+    if "upload_button" not in selectors or "attachment_chip" not in selectors:
+        raise AttachmentFailed(
+            ctx.provider,
+            f"the {ctx.provider} pack names no upload control or attachment chip "
+            "(selectors.upload_button, selectors.attachment_chip), so bridge cannot attach "
+            f"{', '.join(f.name for f in files)}. Send text small enough to go into the "
+            "question, or name them in a pack override (docs/sites.md#provider-packs).",
+        )
+    names = [f.name for f in files]
+    baseline = int((await ctx.page.call("attachments", ctx.provider, []))["chips"])
+    used: list[str] = []
+    async with _upload_traffic(ctx.tab) as traffic:
+        await ctx.tab.send("Page.enable")
+        await ctx.tab.send("Page.setInterceptFileChooserDialog", {"enabled": True})
+        try:
+            pending = list(files)
+            while pending:
+                target = await _file_input(ctx)
+                group = pending if target.multiple else pending[:1]
+                traffic.touch()
+                method = await _give(ctx, target, group, methods)
+                used.extend([method] * len(group))
+                pending = pending[len(group) :]
+        finally:
+            if ctx.tab.ended is None:
+                with contextlib.suppress(BridgeError):
+                    await ctx.tab.send("Page.setInterceptFileChooserDialog", {"enabled": False})
+                    await ctx.tab.send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
+        await _wait_uploaded(ctx, names, baseline, traffic, sum(f.size for f in files))
+    return used
+
+
+async def _give(
+    ctx: AskContext, target: _Input, files: Sequence[FilePart], methods: Sequence[AttachMethod]
+) -> str:
+    """Put ``files`` into ``target`` by the first method that works."""
+    errors: list[str] = []
+    for method in methods:
+        try:
+            await method.apply(ctx.tab, target, files)
+        except BridgeError as exc:
+            log.info("attaching by %s failed: %s", method.name, exc)
+            errors.append(f"{method.name}: {exc}")
+            continue
+        if method.name != methods[0].name:
+            ctx.used.fallbacks.append(f"attach:{method.name}")
+        return method.name
+    raise AttachmentFailed(
+        ctx.provider,
+        f"no way of giving {', '.join(f.name for f in files)} to the {ctx.provider} page "
+        f"worked ({'; '.join(errors) or 'none tried'}). Reload the tab and ask again.",
+    )
+
+
+async def _file_input(ctx: AskContext) -> _Input:
+    """Click the upload control (and its menu item) and take the input whose file chooser
+    opens; when none opens, the pack's file input (docs/sites.md#attachments)."""
+    chooser = ctx.tab.expect_event("Page.fileChooserOpened")
+    try:
+        await _click(ctx, "upload_button")
+        opened = await _chooser_or_menu(ctx, chooser)
+    finally:
+        chooser.close()
+    if opened is not None:
+        return _Input(
+            {"backendNodeId": opened["backendNodeId"]},
+            multiple=opened.get("mode") == "selectMultiple",
+            via="file_chooser",
+        )
+    # The control opened something else (a menu the pack names no item of): use the
+    # site's own input directly, as oracle does on ChatGPT (C8.3).
+    found = await _find_input(ctx)
+    if found is None:
+        await dump(ctx, "no file chooser and no file input")
+        raise AttachmentFailed(
+            ctx.provider,
+            f"clicking the {ctx.provider} upload control opened no file chooser, and the page "
+            "has no file input bridge knows (selectors.file_input). The site may have changed "
+            "its upload control: see docs/sites.md#attachments.",
+        )
+    ctx.used.fallbacks.append("attach:file_input")
+    return found
+
+
+async def _chooser_or_menu(
+    ctx: AskContext, chooser: Waiter[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The chooser's event, clicking the menu item first if the control opened a menu."""
+    wait_s = scaled(CHOOSER_S)
+    chooser_task: asyncio.Future[Any] = asyncio.ensure_future(chooser.wait(wait_s))
+    menu_task: asyncio.Future[Any] | None = None
+    try:
+        if "upload_menu_item" in ctx.spec.pack.selectors:
+            menu_task = asyncio.ensure_future(
+                ctx.page.call(
+                    "whenVisible",
+                    ctx.provider,
+                    "upload_menu_item",
+                    int(wait_s * 1000),
+                    timeout=wait_s,
+                )
+            )
+            done, _ = await asyncio.wait(
+                {chooser_task, menu_task}, return_when=asyncio.FIRST_COMPLETED
+            )
+            if chooser_task not in done and menu_task.result() == "visible":
+                await _click(ctx, "upload_menu_item")
+        try:
+            event: dict[str, Any] = await chooser_task
+        except BridgeTimeout:
+            return None
+        return event
+    finally:
+        for task in (chooser_task, menu_task):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, BridgeError):
+                    await task
+
+
+async def _click(ctx: AskContext, name: str) -> None:
+    """A trusted CDP mouse click on the newest visible element of the pack's ``name``."""
+    wait_s = scaled(CONTROL_S)
+    state = await ctx.page.call(
+        "whenVisible", ctx.provider, name, int(wait_s * 1000), timeout=wait_s
+    )
+    target = await ctx.page.call("controlTarget", ctx.provider, name) if state else None
+    if not target:
+        await dump(ctx, f"no {name}")
+        raise AttachmentFailed(
+            ctx.provider,
+            f"the {ctx.provider} page shows no upload control (selectors.{name}) after "
+            f"{wait_s:.0f}s; is a dialog in the way? Look at the tab, then ask again.",
+        )
+    for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+        params: dict[str, Any] = {"type": kind, "x": target["x"], "y": target["y"]}
+        if kind != "mouseMoved":
+            params.update(button="left", clickCount=1)
+        await ctx.tab.send("Input.dispatchMouseEvent", params)
+
+
+async def _find_input(ctx: AskContext) -> _Input | None:
+    selectors = ctx.spec.pack.selectors.get("file_input")
+    if selectors is None:
+        return None
+    found = await ctx.tab.send(
+        "Runtime.evaluate",
+        {
+            "expression": (
+                "((list) => { for (const s of list) { const all = document.querySelectorAll(s);"
+                " if (all.length) return all[all.length - 1]; } return null; })"
+                f"({json.dumps(list(selectors.css))})"
+            ),
+            "objectGroup": _GROUP,
+            "returnByValue": False,
+        },
+    )
+    object_id = found.get("result", {}).get("objectId")
+    if not object_id:
+        return None
+    multiple = await _call(ctx.tab, object_id, "function () { return this.multiple; }", [])
+    return _Input({"objectId": object_id}, multiple=bool(multiple), via="file_input")
+
+
+async def _wait_uploaded(
+    ctx: AskContext, names: list[str], baseline: int, traffic: _UploadTraffic, total: int
+) -> None:
+    """Every file's chip shown, none busy, and the page's upload requests ended."""
+    wait_s = scaled(UPLOAD_BASE_S + total / UPLOAD_BYTES_PER_S)
+    deadline = time.monotonic() + wait_s
+    state = await ctx.page.call(
+        "whenAttached", ctx.provider, names, baseline, int(wait_s * 1000), timeout=wait_s
+    )
+    log.debug("%s: whenAttached said %r", ctx.provider, state)
+    if state == "attached":
+        quiet = await traffic.quiet(scaled(UPLOAD_QUIET_S), max(0.0, deadline - time.monotonic()))
+        log.debug("%s: uploads quiet: %s", ctx.provider, quiet)
+        if quiet:
+            # An upload that ended may have changed a chip (busy again, an error): look again.
+            state = await ctx.page.call(
+                "whenAttached", ctx.provider, names, baseline, 0, timeout=scaled(5.0)
+            )
+            if state == "attached":
+                return
+        else:
+            state = "uploading"
+    seen = await ctx.page.call("attachments", ctx.provider, names)
+    await dump(ctx, "attachments never finished")
+    what = (
+        "its upload requests were still running"
+        if state == "uploading"
+        else f"it showed {seen['shown']} of {len(names)} file(s) staged"
+        + (", still uploading" if seen["busy"] else "")
+    )
+    raise AttachmentFailed(
+        ctx.provider,
+        f"the {ctx.provider} page did not finish taking {', '.join(names)} within "
+        f"{wait_s:.0f}s: {what}. Look at the tab (take_cdp_snapshot): the site may refuse "
+        "the file's type or size, or ask for a consent first; then ask again.",
+    )
+
+
+class _UploadTraffic:
+    """The page's uploads as CDP ``Network`` sees them: POST/PUT requests with a body,
+    started while files are handed over. A behaviour, not markup: it needs no knowledge
+    of how a site draws progress (docs/sites.md#attachments)."""
+
+    def __init__(self, tab: CdpSession) -> None:
+        self.tab = tab
+        self.in_flight: set[str] = set()
+        self.changed_at = time.monotonic()
+        self._changed = asyncio.Event()
+        self._watching = False
+
+    def touch(self) -> None:
+        """Files are being handed over: requests from now on are uploads."""
+        self._watching = True
+        self._mark()
+
+    def _mark(self) -> None:
+        self.changed_at = time.monotonic()
+        self._changed.set()
+
+    def sent(self, params: dict[str, Any]) -> None:
+        request = params.get("request", {})
+        if not self._watching or str(request.get("method", "")).upper() not in ("POST", "PUT"):
+            return
+        if not (request.get("hasPostData") or request.get("postData")):
+            return
+        if params.get("type") in ("Ping", "CSPViolationReport", "Preflight"):
+            return  # beacons are not uploads
+        self.in_flight.add(str(params.get("requestId")))
+        log.debug("upload request %s %s", params.get("requestId"), request.get("url"))
+        self._mark()
+
+    def ended(self, params: dict[str, Any]) -> None:
+        request_id = str(params.get("requestId"))
+        if request_id in self.in_flight:
+            self.in_flight.discard(request_id)
+            log.debug("upload request %s ended", request_id)
+            self._mark()
+
+    async def quiet(self, quiet_s: float, timeout_s: float) -> bool:
+        """True once no upload has been in flight for ``quiet_s``; False at ``timeout_s``.
+        A tab that ends meanwhile raises its error at once."""
+        deadline = time.monotonic() + timeout_s
+        guard = self.tab.expect_event("Network.loadingFinished", lambda _: False)
+        try:
+            while True:
+                now = time.monotonic()
+                if not self.in_flight and now - self.changed_at >= quiet_s:
+                    return True
+                if now >= deadline:
+                    return False
+                wake = deadline - now
+                if not self.in_flight:
+                    wake = min(wake, quiet_s - (now - self.changed_at))
+                self._changed.clear()
+                changed = asyncio.ensure_future(self._changed.wait())
+                try:
+                    waits: set[asyncio.Future[Any]] = {changed, guard.future}
+                    await asyncio.wait(
+                        waits, timeout=max(wake, 0.001), return_when=asyncio.FIRST_COMPLETED
+                    )
+                finally:
+                    changed.cancel()
+                if guard.future.done():
+                    guard.future.result()  # raises the tab's end
+        finally:
+            guard.close()
+
+
+@contextlib.asynccontextmanager
+async def _upload_traffic(tab: CdpSession) -> AsyncIterator[_UploadTraffic]:
+    """Watch the tab's requests while files are attached; ``Network`` is on only meanwhile
+    (left on when it was on before)."""
+    traffic = _UploadTraffic(tab)
+    already = "Network" in tab.enabled
+    unsubscribe = [
+        tab.on("Network.requestWillBeSent", traffic.sent),
+        tab.on("Network.loadingFinished", traffic.ended),
+        tab.on("Network.loadingFailed", traffic.ended),
+    ]
+    try:
+        if not already:
+            await tab.send("Network.enable", {"maxPostDataSize": 0})
+        yield traffic
+    finally:
+        for off in unsubscribe:
+            off()
+        if not already and tab.ended is None:
+            with contextlib.suppress(BridgeError):
+                await tab.send("Network.disable", timeout=scaled(5.0))

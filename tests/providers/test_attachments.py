@@ -1,0 +1,360 @@
+"""Files with the question (docs/sites.md#attachments): read and sorted (pure), then sent
+through real Chromium, the extension and the fake sites, which record what they received.
+
+Small text files go into the question between ``<file name="…">`` and ``</file>`` lines;
+the rest go through the site's own upload control and must be fully uploaded before the
+question is sent. Files that cannot go are refused before anything is typed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge.core import Bridge
+from bridge.errors import AttachmentRefused
+from bridge.fakes import Behaviour, FakeSites
+from bridge.fakes.controller import SiteController
+from bridge.providers import uploads
+from bridge.providers.attachments import MB, Limits, prepare_files
+from bridge.providers.flow import AskFlow
+from bridge.providers.uploads import ATTACH_METHODS, _UploadTraffic
+from bridge.results import Provider
+from bridge.waiting import Waiter
+
+QUESTION = "Summarise the attached notes and the report."
+ROOT = Path(__file__).resolve().parents[2]
+
+TEXTS = {
+    "notes.md": "# Meeting notes\n- ship the attachments feature\n- measure the upload time\n",
+    "config.toml": '[server]\nport = 8080\nname = "bridge-é"\n',
+    "script.py": "def main():\n    print('hello from the attached script')\n",
+}
+
+
+def make_pdf(size: int, seed: int = 7) -> bytes:
+    """A small valid PDF (one page saying something) padded with a binary stream object to
+    exactly ``size`` bytes: the shape of a real, mostly binary document."""
+    text = b"BT /F1 18 Tf 72 720 Td (bridge attachment test) Tj ET"
+    font = b"<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>"
+    head = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources "
+        + font
+        + b" >>",
+        b"<< /Length %d >>\nstream\n" % len(text) + text + b"\nendstream",
+    ]
+
+    def build(padding: bytes) -> bytes:
+        objects = [*head, b"<< /Length %d >>\nstream\n" % len(padding) + padding + b"\nendstream"]
+        out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+        offsets = []
+        for number, body in enumerate(objects, start=1):
+            offsets.append(len(out))
+            out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+        xref = len(out)
+        out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+        for offset in offsets:
+            out += b"%010d 00000 n \n" % offset
+        out += b"trailer\n<< /Size %d /Root 1 0 R >>\n" % (len(objects) + 1)
+        out += b"startxref\n%d\n%%%%EOF\n" % xref
+        return bytes(out)
+
+    padding = size - len(build(b""))
+    data = build(b"")
+    for _ in range(3):  # the padding's length field and the xref offset grow with it
+        data = build(random.Random(seed).randbytes(max(0, padding)))
+        padding += size - len(data)
+    assert len(data) == size
+    return data
+
+
+def files_in(tmp_path: Path, pdf_size: int = 5 * MB) -> list[Path]:
+    paths = []
+    for name, text in TEXTS.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(make_pdf(pdf_size))
+    return [paths[0], pdf, *paths[1:]]
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def site(fakes: FakeSites, provider: str) -> SiteController:
+    return fakes.chatgpt if provider == "chatgpt" else fakes.gemini
+
+
+# -- pure: reading, sorting, composing, limits ---------------------------------------------------
+
+
+def test_the_generated_pdf_is_a_pdf_of_the_asked_size() -> None:
+    data = make_pdf(5 * MB)
+    assert len(data) == 5 * MB
+    assert data.startswith(b"%PDF-1.7") and data.rstrip().endswith(b"%%EOF")
+    assert b"startxref" in data[-64:]
+
+
+def test_small_text_files_go_inline_and_the_rest_is_uploaded(tmp_path: Path) -> None:
+    paths = files_in(tmp_path, pdf_size=200_000)
+    binary_text = tmp_path / "nul.txt"
+    binary_text.write_bytes(b"text with a \x00 byte")
+    long_text = tmp_path / "long.txt"
+    long_text.write_text("x" * 20_001)
+    attachments = prepare_files([*paths, binary_text, long_text])
+    assert [p.name for p in attachments.inline] == ["notes.md", "config.toml", "script.py"]
+    assert [p.name for p in attachments.uploads] == ["report.pdf", "nul.txt", "long.txt"]
+    assert attachments.uploads[0].mime == "application/pdf"
+    assert all(p.path.is_absolute() for p in attachments.uploads)
+
+
+def test_inlining_stops_at_the_total_budget(tmp_path: Path) -> None:
+    paths = []
+    for index in range(3):
+        path = tmp_path / f"part{index}.txt"
+        path.write_text("y" * 15_000)
+        paths.append(path)
+    attachments = prepare_files(paths)
+    assert [p.name for p in attachments.inline] == ["part0.txt", "part1.txt"]  # 30k of 40k
+    assert [p.name for p in attachments.uploads] == ["part2.txt"]
+
+
+def test_the_question_carries_each_inlined_file_between_tags(tmp_path: Path) -> None:
+    attachments = prepare_files(files_in(tmp_path, pdf_size=100_000))
+    text = attachments.compose(QUESTION)
+    assert text.startswith(QUESTION + "\n\n")
+    for name, body in TEXTS.items():
+        assert f'<file name="{name}">\n{body.rstrip()}\n</file>' in text
+    assert "report.pdf" not in text  # uploaded, not inlined
+    summary = attachments.summary(["page_bytes"])
+    assert [(s["name"], s["sent_as"], s["method"]) for s in summary] == [
+        ("notes.md", "inline", ""),
+        ("config.toml", "inline", ""),
+        ("script.py", "inline", ""),
+        ("report.pdf", "upload", "page_bytes"),
+    ]
+
+
+def test_crlf_and_a_bom_are_tidied_in_inlined_text(tmp_path: Path) -> None:
+    path = tmp_path / "win.txt"
+    path.write_bytes(b"\xef\xbb\xbfline one\r\nline two\r\n")
+    attachments = prepare_files([path])
+    assert attachments.compose("Q") == 'Q\n\n<file name="win.txt">\nline one\nline two\n</file>'
+
+
+@pytest.mark.parametrize(
+    ("case", "says"),
+    [
+        ("missing", "does not exist"),
+        ("directory", "is a directory"),
+        ("too_big", "over the limit of 1.0 kB per file"),
+        ("too_many", "3 files were given and at most 2"),
+        ("total", "over the limit of 1.5 kB for one question"),
+    ],
+)
+def test_files_that_cannot_go_are_refused_with_what_to_do(
+    tmp_path: Path, case: str, says: str
+) -> None:
+    limits = Limits(max_files=2, max_file_bytes=1000, max_total_bytes=1500)
+    small = tmp_path / "small.txt"
+    small.write_text("s" * 800)
+    other = tmp_path / "other.txt"
+    other.write_text("o" * 800)
+    paths = {
+        "missing": [tmp_path / "nope.txt"],
+        "directory": [tmp_path],
+        "too_big": [tmp_path / "big.bin"],
+        "too_many": [small, small, small],
+        "total": [small, other],
+    }[case]
+    (tmp_path / "big.bin").write_bytes(b"b" * 1001)
+    with pytest.raises(AttachmentRefused) as caught:
+        prepare_files(paths, limits)
+    error = caught.value
+    assert error.code == "file_refused"
+    assert says in str(error)
+    assert "Nothing was typed or sent" in str(error)
+    culprit = {"missing": "nope.txt", "too_many": "small.txt", "total": "other.txt"}.get(case)
+    if culprit:
+        assert culprit in error.path
+
+
+def test_the_cli_refuses_a_missing_file_before_starting_a_browser(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bridge", "ask", QUESTION, "--file", str(tmp_path / "gone.pdf")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "error [file_refused]" in done.stderr and "gone.pdf" in done.stderr
+    assert "does not exist" in done.stderr
+
+
+# -- end to end: real Chromium, the extension, the fake sites -----------------------------------
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
+async def test_files_reach_the_site_and_the_send_waits_for_the_upload(
+    bridge: Bridge, fakes: FakeSites, tmp_path: Path, provider: Provider
+) -> None:
+    sent = site(fakes, provider)
+    # Each upload takes the server 0.8 s: a send that did not wait would go without the PDF
+    # (Gemini's fake sends what has finished; ChatGPT's keeps send disabled meanwhile).
+    sent.set_behaviour(Behaviour(upload_ms=800))
+    paths = files_in(tmp_path)
+    result = await bridge.ask(provider, QUESTION, new_chat=True, files=paths)
+    record = sent.records[-1]
+    pdf = paths[1]
+    assert [(f.name, f.size, f.sha256) for f in record.files] == [
+        ("report.pdf", pdf.stat().st_size, sha256(pdf))
+    ]
+    assert record.files[0].content_type == "application/pdf"
+    assert record.text.startswith(QUESTION)
+    for name, body in TEXTS.items():
+        assert f'<file name="{name}">' in record.text
+        for line in body.strip().splitlines():
+            assert line in record.text, (name, line)
+    assert record.text.count("</file>") == 3
+    assert result.question == QUESTION
+    assert result.answer.startswith(record.answer.splitlines()[0])
+    attached = {a["name"]: a for a in result.used.attachments}
+    assert attached["report.pdf"]["sent_as"] == "upload"
+    assert attached["report.pdf"]["method"] == "set_file_input_files"
+    assert {attached[n]["sent_as"] for n in TEXTS} == {"inline"}
+    assert result.used.fallbacks == []
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
+async def test_the_page_bytes_fallback_carries_a_5mb_file_intact_twice(
+    bridge: Bridge, fakes: FakeSites, tmp_path: Path, provider: Provider
+) -> None:
+    """``DOM.setFileInputFiles`` works through this Chromium's extension debugger, so the
+    fallback for browsers that refuse it is proven on its own: the bytes travel in pieces and
+    the page builds the file. Twice in one tab: the second file chooser still opens."""
+    bridge.flow = AskFlow(attach_methods=ATTACH_METHODS[1:])
+    sent = site(fakes, provider)
+    pdf = tmp_path / "big.pdf"
+    pdf.write_bytes(make_pdf(5 * MB, seed=11))
+    first = await bridge.ask(provider, "Read this PDF, please.", new_chat=True, files=[pdf])
+    other = tmp_path / "small.bin"
+    other.write_bytes(bytes(range(256)) * 40)
+    second = await bridge.ask(provider, "And this binary file?", files=[other])
+    assert second.url == first.url
+    records = sent.records
+    assert [(f.name, f.size, f.sha256) for f in records[-2].files] == [
+        ("big.pdf", 5 * MB, sha256(pdf))
+    ]
+    assert [(f.name, f.size, f.sha256) for f in records[-1].files] == [
+        ("small.bin", 10_240, sha256(other))
+    ]
+    assert first.used.attachments[0]["method"] == "page_bytes"
+
+
+async def _composer_state(bridge: Bridge, provider: Provider) -> tuple[str, int]:
+    tab = await bridge.provider_tab(provider)
+    value = await tab.evaluate(
+        "(() => { const input = document.querySelector("
+        "'#prompt-textarea, rich-textarea [role=\"textbox\"]');"
+        " const chips = document.querySelectorAll("
+        '\'[data-testid*="attachment"], [data-test-id="file-preview"]\');'
+        " return [input ? input.innerText.trim() : null, chips.length]; })()"
+    )
+    return str(value[0]), int(value[1])
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
+@pytest.mark.parametrize("case", ["too_big", "too_many", "missing"])
+async def test_refused_files_leave_nothing_typed_or_sent(
+    bridge: Bridge, fakes: FakeSites, tmp_path: Path, provider: Provider, case: str
+) -> None:
+    await bridge.provider_tab(provider, new_chat=True)  # the tab an ask would type into
+    ok = tmp_path / "ok.txt"
+    ok.write_text("fine")
+    if case == "too_big":
+        big = tmp_path / "huge.bin"
+        with big.open("wb") as f:
+            f.truncate(25 * MB + 1)  # sparse: refused by its size, never read
+        paths, culprit, says = [ok, big], "huge.bin", "over the limit of 25.0 MB per file"
+    elif case == "too_many":
+        paths, culprit, says = [ok] * 11, "ok.txt", "11 files were given and at most 10"
+    else:
+        paths, culprit, says = [ok, tmp_path / "absent.pdf"], "absent.pdf", "does not exist"
+    with pytest.raises(AttachmentRefused) as caught:
+        await bridge.ask(provider, QUESTION, files=paths)
+    assert caught.value.code == "file_refused"
+    assert culprit in caught.value.path and says in str(caught.value)
+    sent = site(fakes, provider)
+    assert sent.records == [] and sent.uploads == []
+    assert await _composer_state(bridge, provider) == ("", 0)
+
+
+class _Tab:
+    """Just enough of a tab for the upload watch: a wait that only the tab's end resolves."""
+
+    def expect_event(self, method: str, predicate: object = None) -> Waiter[dict[str, Any]]:
+        return Waiter(method)
+
+
+async def test_the_upload_watch_wakes_when_the_last_upload_ends() -> None:
+    """Regression: the quiet wait woke only at its deadline (it waited for every future,
+    the tab's end included, instead of the first)."""
+    traffic = _UploadTraffic(_Tab())  # type: ignore[arg-type]
+    traffic.touch()
+    upload = {"requestId": "1", "type": "Fetch", "request": {"method": "POST", "hasPostData": True}}
+    traffic.sent({"requestId": "0", "request": {"method": "GET"}})  # not an upload
+    traffic.sent({**upload, "requestId": "2", "type": "Ping"})  # a beacon, not an upload
+    traffic.sent(upload)
+    assert traffic.in_flight == {"1"}
+    asyncio.get_running_loop().call_later(0.2, traffic.ended, {"requestId": "1"})
+    started = time.monotonic()
+    assert await traffic.quiet(0.3, 20.0)
+    assert 0.45 <= time.monotonic() - started < 5.0
+    traffic.sent({**upload, "requestId": "3"})  # never ends
+    assert not await traffic.quiet(0.1, 0.3)
+
+
+# A control that opens no file chooser: ChatGPT's "+" pointed at another button, Gemini's menu
+# opened but its item unknown. Then the pack's file input takes the files directly.
+NO_CHOOSER = {
+    "chatgpt": {"selectors": {"upload_button": {"css": ["button[data-start-dictation]"]}}},
+    "gemini": {"selectors": {"upload_menu_item": None}},
+}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
+async def test_without_a_file_chooser_the_pack_file_input_takes_the_files(
+    bridge: Bridge,
+    fakes: FakeSites,
+    tmp_path: Path,
+    provider: Provider,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(uploads, "CHOOSER_S", 1.0)
+    packs = bridge.store.root / "packs"
+    packs.mkdir(parents=True, exist_ok=True)
+    (packs / f"{provider}.json").write_text(json.dumps(NO_CHOOSER[provider]), encoding="utf-8")
+    pdf = tmp_path / "direct.pdf"
+    pdf.write_bytes(make_pdf(300_000, seed=5))
+    result = await bridge.ask(provider, "What is in this PDF?", new_chat=True, files=[pdf])
+    record = site(fakes, provider).records[-1]
+    assert [(f.name, f.sha256) for f in record.files] == [("direct.pdf", sha256(pdf))]
+    assert "attach:file_input" in result.used.fallbacks
