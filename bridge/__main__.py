@@ -1,7 +1,8 @@
 """``python -m bridge``: terminal commands over the same core the MCP server uses.
 
-- ``python -m bridge ask "question" [--provider chatgpt|gemini|both] [--launch]``: ask once
-  and print the answer (``--json`` for the whole result).
+- ``python -m bridge ask "question" [--provider chatgpt|gemini|both] [--file PATH …]
+  [--launch]``: ask once and print the answer (``--json`` for the whole result); each
+  ``--file`` goes with the question (docs/sites.md#attachments).
 - ``python -m bridge relay [--launch] [--headless]``: run a relay, optionally with a
   launched Chromium, and report when the extension connects (until Ctrl-C).
 - ``python -m bridge cdp``: a DevTools endpoint for Playwright/Puppeteer.
@@ -21,7 +22,8 @@ import sys
 import time
 
 from bridge import doctor, native_install
-from bridge.errors import BridgeError
+from bridge.errors import AttachmentRefused, BridgeError
+from bridge.providers.attachments import prepare_files
 from bridge.relay import PORT_RANGE
 from bridge.runtime import Runtime, add_runtime_arguments, options_from_args, start_error
 from bridge.waiting import scaled
@@ -141,6 +143,11 @@ async def _stdin_eof() -> asyncio.Future[object] | None:
 
 
 async def _ask_main(args: argparse.Namespace) -> int:
+    try:  # before any browser starts: a file that cannot go costs nothing
+        files = await asyncio.to_thread(prepare_files, args.file)
+    except AttachmentRefused as exc:
+        print(f"error [{exc.code}]: {exc}", file=sys.stderr)
+        return 1
     options = options_from_args(args)
     options.connect_timeout = args.connect_timeout
     runtime = Runtime(options)
@@ -148,7 +155,7 @@ async def _ask_main(args: argparse.Namespace) -> int:
         await runtime.start()
         if args.provider == "both":
             both = await runtime.bridge.ask_both(
-                args.question, new_chat=args.new_chat, timeout=args.timeout
+                args.question, new_chat=args.new_chat, timeout=args.timeout, files=files
             )
             if args.json:
                 print(json.dumps(both.to_dict(), ensure_ascii=False, indent=2))
@@ -159,7 +166,7 @@ async def _ask_main(args: argparse.Namespace) -> int:
                     print(f"## {provider}\n\nerror [{error.code}]: {error}\n")
             return 0 if both.results else 1
         result = await runtime.bridge.ask(
-            args.provider, args.question, new_chat=args.new_chat, timeout=args.timeout
+            args.provider, args.question, new_chat=args.new_chat, timeout=args.timeout, files=files
         )
         print(
             json.dumps(result.to_dict(), ensure_ascii=False, indent=2)
@@ -186,6 +193,14 @@ def main(argv: list[str] | None = None) -> int:
     ask.add_argument("--new-chat", action="store_true", help="start a new conversation")
     ask.add_argument("--timeout", type=float, default=None, help="seconds to wait for the answer")
     ask.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    ask.add_argument(
+        "--file",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file to send with the question (repeatable): small text files go into the "
+        "question, others through the site's upload; at most 10, 25 MB each, 50 MB in all",
+    )
     ask.add_argument(
         "--connect-timeout",
         type=float,

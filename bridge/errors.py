@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = [
+    "AttachmentFailed",
+    "AttachmentRefused",
     "BridgeError",
     "BridgeTimeout",
     "CdpError",
@@ -227,8 +229,46 @@ class NoResponse(ProviderError):
         self.reason = reason
 
 
+class ConversationNotFound(ProviderError):
+    """The site has no conversation at the URL asked for (its read request said 404 and the
+    page showed no turns)."""
+
+    code = "conversation_not_found"
+
+    def __init__(self, provider: str, url: str) -> None:
+        super().__init__(
+            provider,
+            f"{provider} has no conversation at {url}: check the URL (list_conversations "
+            "shows the recent ones) and that the browser is logged in to the account that "
+            "owns it.",
+        )
+        self.url = url
+
+
 class InputNotAccepted(ProviderError):
     code = "input_not_accepted"
+
+
+class AttachmentRefused(BridgeError, ValueError):
+    """A file given with a question that bridge will not send (missing, unreadable, over a
+    limit: docs/sites.md#attachments). Raised before anything is typed or sent."""
+
+    code = "file_refused"
+
+    def __init__(self, path: str, problem: str, advice: str) -> None:
+        super().__init__(
+            f"the file {path!r} cannot go with the question: {problem}. {advice}. "
+            "Nothing was typed or sent."
+        )
+        self.path = path
+        self.problem = problem
+
+
+class AttachmentFailed(ProviderError):
+    """The site did not take a file through its upload control (no control, no chip, an
+    upload that never finished). Nothing was sent."""
+
+    code = "attachment_failed"
 
 
 class SendFailed(ProviderError):

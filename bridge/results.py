@@ -65,6 +65,10 @@ class Used:
     retries: int = 0  # Gemini stuck retries
     focus_emulated: bool = False  # background tab: Emulation.setFocusEmulationEnabled
     brought_to_front: bool = False  # background tab: Page.bringToFront was needed
+    #: The files sent with the question (docs/sites.md#attachments): each one's ``name``,
+    #: ``bytes``, ``sent_as`` ("inline" in the question, "upload" through the site's
+    #: control) and the ``method`` that uploaded it.
+    attachments: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def any_fallback(self) -> bool:

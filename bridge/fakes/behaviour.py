@@ -59,6 +59,10 @@ class Behaviour:
     """Characters per streamed chunk (the site's "token")."""
     chunk_interval_ms: int = 15
     """Pause between chunks, i.e. the streaming speed."""
+    duration_ms: int | None = None
+    """How long the answer streams, in site time: its chunks spread evenly over it instead of
+    ``chunk_interval_ms`` apart. ``duration_ms=180_000`` is a three-minute answer; a site's
+    ``time_scale`` (:class:`~bridge.fakes.SiteController`) makes it take a fraction of that."""
     thinking_ms: int = 0
     """ChatGPT's Thinking phase before the answer streams; 0 means no thinking phase."""
     hydration_ms: int = 0
@@ -84,6 +88,9 @@ class Behaviour:
     ``data-message-author-role`` [C2.3]; ``newest`` is ``data-message-role``, the markup
     seen in late September 2026 [C2.10]: a site change as the packs must absorb it
     (an override in the state directory, no release; docs/sites.md#provider-packs)."""
+    upload_ms: int = 0
+    """How long the fake server takes to accept each uploaded file (``POST /__fake/upload``),
+    read from the default behaviour: the time a page shows the file as uploading."""
 
     def __post_init__(self) -> None:
         _check_choice("state", self.state, _STATES)
@@ -91,11 +98,23 @@ class Behaviour:
         _check_choice("input_kind", self.input_kind, _INPUT_KINDS)
         _check_choice("markup", self.markup, _MARKUPS)
         _check_choice("length", self.length, _LENGTHS)
+        if self.upload_ms < 0:
+            raise ValueError(f"upload_ms must not be negative, not {self.upload_ms}")
         if self.chunk_chars < 1:
             raise ValueError(f"chunk_chars must be at least 1, not {self.chunk_chars}")
         for name in ("chunk_interval_ms", "thinking_ms", "hydration_ms"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
+        if self.duration_ms is not None and self.duration_ms < 0:
+            raise ValueError(f"duration_ms must not be negative, not {self.duration_ms}")
+
+    def chunk_pause_ms(self, answer_chars: int) -> float:
+        """The pause before each chunk of an answer ``answer_chars`` long, in site time: the
+        chunk interval, or ``duration_ms`` shared out over the chunks."""
+        if self.duration_ms is None:
+            return float(self.chunk_interval_ms)
+        count = max(1, -(-answer_chars // self.chunk_chars))
+        return self.duration_ms / count
 
 
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:

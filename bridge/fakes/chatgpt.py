@@ -5,24 +5,27 @@ The answer travels the way the real site sends it: the page POSTs the question t
 answers for now) and reads a ``text/event-stream`` response in ChatGPT's "v1" delta encoding,
 encoded by :mod:`bridge.fakes.wire` as the evidence describes it (C7.3, C7.4, C3.7;
 docs/sites.md#chatgpt-network), so drivers can read answers from the network as well as the
-DOM. A usage limit is HTTP 429 with ``retry-after`` (C5.10). The response header
+DOM. A usage limit is HTTP 429 with ``retry-after`` (C5.10). A conversation page loads its
+turns with ``GET /backend-api/conversation/<id>`` → ``{mapping, current_node}`` (C7.8) and
+its sidebar with ``GET /backend-api/conversations?offset=&limit=`` (C7.9). The response header
 ``x-fake-question-id`` names the question's record so the page can report what it showed; it
 is the only fake-specific part of the exchange.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route, Router
 
-from bridge.fakes.controller import QuestionRecord, SiteController
+from bridge.fakes.controller import Exchange, QuestionRecord, SiteController
 from bridge.fakes.pages import common_routes, page_response
 from bridge.fakes.streaming import Live, chunks
 from bridge.fakes.wire import ChatGPTWire
@@ -39,37 +42,52 @@ RETRY_AFTER_S = 60
 
 
 async def _answer_stream(
-    record: QuestionRecord, controller: SiteController, live: Live, title: str | None
+    record: QuestionRecord,
+    controller: SiteController,
+    live: Live,
+    title: str | None,
+    stopped: asyncio.Event,
 ) -> AsyncIterator[str]:
     behaviour = record.behaviour
-    interval = behaviour.chunk_interval_ms / 1000
+    scale = record.time_scale  # the site's clock: durations are site time
+    interval = behaviour.chunk_pause_ms(len(record.answer)) * scale / 1000
     wire = ChatGPTWire(record.conversation_id, title=title)
     yield wire.preamble()
     if behaviour.state == "error_turn":
         yield wire.answer_start(record.id)
-        await live.pause(interval)
+        await live.pause(interval, stopped)
         yield wire.error(ERROR_TEXT)
         return
     if behaviour.thinking_ms:
         yield wire.thoughts(str(uuid.uuid4()))
         started = time.monotonic()
         try:
-            await live.pause(behaviour.thinking_ms / 1000, live.skip_event(record.id))
-        finally:  # also when the page goes away mid-thought
+            await live.pause(behaviour.thinking_ms * scale / 1000, live.skip_event(record.id))
+        finally:  # also when the server shuts down mid-thought
             live.forget(record.id)
-        seconds = max(1, round(time.monotonic() - started))
+        seconds = max(1, round((time.monotonic() - started) / scale))
         yield wire.recap(str(uuid.uuid4()), seconds)
     yield wire.answer_start(record.id)
     sent = ""
     for chunk in chunks(record.answer, behaviour.chunk_chars):
-        if await live.pause(interval):
+        if await live.pause(interval, stopped):
             return
         yield wire.append(chunk)
         sent += chunk
         controller.answer_sent(record, sent)
         if behaviour.state == "stuck":
-            await live.hold()
+            await stopped.wait()
             return
+    yield wire.finish()
+
+
+async def _replay(record: QuestionRecord, text: str) -> AsyncIterator[str]:
+    """A finished answer as one whole stream: a resume that came just after it ended."""
+    wire = ChatGPTWire(record.conversation_id)
+    yield wire.preamble()
+    yield wire.answer_start(record.id)
+    if text:
+        yield wire.append(text)
     yield wire.finish()
 
 
@@ -79,9 +97,72 @@ def _title(question: str) -> str:
     return " ".join(words[:6]) or "New chat"
 
 
+def _conversation_read(conversation_id: str, exchanges: Sequence[Exchange]) -> dict[str, Any]:
+    """The conversation as ``GET /backend-api/conversation/<id>`` returns it (SITE-FACTS
+    C7.8, CEX): ``{mapping, current_node}``, a tree of nodes ``{id, message, parent,
+    children}`` walked from ``current_node`` up through ``parent``. The root holds no
+    message, a hidden system message comes first, then each question and answer as C7.5
+    messages (``author.role``, ``content {content_type: "text", parts}``, ``status``,
+    ``recipient``, ``channel``). Message ids are stable per conversation, as the site's
+    are. The root node's shape beyond ``message: null`` and the other top-level fields are
+    the fake's own."""
+
+    def node_id(name: str) -> str:
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{conversation_id}/{name}"))
+
+    mapping: dict[str, dict[str, Any]] = {}
+
+    def add(name: str, message: dict[str, Any] | None, parent: str | None) -> str:
+        key = node_id(name)
+        if message is not None:
+            message["id"] = key
+        mapping[key] = {"id": key, "message": message, "parent": parent, "children": []}
+        if parent is not None:
+            mapping[parent]["children"].append(key)
+        return key
+
+    def message(role: str, text: str, **more: Any) -> dict[str, Any]:
+        return {
+            "author": {"role": role},
+            "content": {"content_type": "text", "parts": [text]},
+            "recipient": "all",
+            **more,
+        }
+
+    current = add("root", None, None)
+    hidden = {"is_visually_hidden_from_conversation": True}
+    current = add("system", message("system", "", metadata=hidden), current)
+    for index, exchange in enumerate(exchanges):
+        asked = message("user", exchange.question, status="finished_successfully")
+        current = add(f"u{index}", asked, current)
+        if exchange.answer is not None or not exchange.finished:
+            # C7.5's status: an answer still being written is "in_progress", and the page
+            # follows it (resume below) instead of showing it as final.
+            status = "finished_successfully" if exchange.finished else "in_progress"
+            answer = message(
+                "assistant",
+                exchange.answer or "",
+                status=status,
+                channel="final",
+                end_turn=exchange.finished,
+            )
+            current = add(f"a{index}", answer, current)
+    return {"conversation_id": conversation_id, "mapping": mapping, "current_node": current}
+
+
 def _question_text(body: dict[str, Any]) -> str:
     message = body["messages"][-1]
     return "\n".join(str(part) for part in message["content"]["parts"])
+
+
+def _question_files(body: dict[str, Any]) -> list[str]:
+    """The uploaded files' ids in the message's ``metadata.attachments`` (the fake's own shape:
+    the real request's is not documented)."""
+    metadata = body["messages"][-1].get("metadata")
+    attachments = metadata.get("attachments") if isinstance(metadata, dict) else None
+    if not isinstance(attachments, list):
+        return []
+    return [str(a["id"]) for a in attachments if isinstance(a, dict) and "id" in a]
 
 
 def chatgpt_app(controller: SiteController, live: Live) -> Router:
@@ -95,24 +176,35 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
         exchanges = controller.conversation(conversation_id)
         if exchanges is None:
             return JSONResponse({"detail": "Unable to load conversation"}, status_code=404)
-        messages = []
-        for index, exchange in enumerate(exchanges):
-            messages.append({"id": f"u{index}", "role": "user", "text": exchange.question})
-            if exchange.answer is not None:
-                messages.append({"id": f"a{index}", "role": "assistant", "text": exchange.answer})
-        return JSONResponse({"conversation_id": conversation_id, "messages": messages})
+        return JSONResponse(_conversation_read(conversation_id, exchanges))
+
+    async def conversation_list(request: Request) -> Response:
+        """The sidebar's list: ``GET /backend-api/conversations?offset=&limit=`` (C7.9), newest
+        first. Its body ``{items: [{id, title}], total, limit, offset}`` is the fake's own (no
+        source records it)."""
+        try:
+            offset = max(0, int(request.query_params.get("offset", "0")))
+            limit = max(1, int(request.query_params.get("limit", "28")))
+        except ValueError:
+            return JSONResponse({"detail": "bad request"}, status_code=400)
+        listed = controller.conversation_list()
+        items = [{"id": cid, "title": title} for cid, title in listed[offset : offset + limit]]
+        return JSONResponse(
+            {"items": items, "total": len(listed), "limit": limit, "offset": offset}
+        )
 
     async def ask(request: Request) -> Response:
         try:
             body = json.loads(await request.body())
             text = _question_text(body)
-        except (ValueError, KeyError, IndexError, TypeError):
+            files = _question_files(body)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             return JSONResponse({"detail": "bad request"}, status_code=400)
         if controller.behaviour.state == "logged_out":
             return JSONResponse({"detail": "Unauthorized"}, status_code=401)
         # C7.2: a new chat's request has no conversation_id; new chats get a title (C7.4).
         title = None if body.get("conversation_id") else _title(text)
-        record = controller.open_question(text, body.get("conversation_id"))
+        record = controller.open_question(text, body.get("conversation_id"), files)
         headers = {"x-fake-question-id": record.id, "cache-control": "no-cache"}
         if record.behaviour.state == "rate_limited":
             # Plain HTTP 429 with retry-after, as the backend API limits (C5.10).
@@ -122,9 +214,31 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
         if record.behaviour.state == "logged_out":
             return JSONResponse({"detail": "Unauthorized"}, status_code=401, headers=headers)
         return StreamingResponse(
-            _answer_stream(record, controller, live, title),
+            live.run(
+                controller,
+                record,
+                lambda stopped: _answer_stream(record, controller, live, title, stopped),
+            ),
             media_type="text/event-stream; charset=utf-8",
             headers=headers,
+        )
+
+    async def resume(request: Request) -> Response:
+        """A reopened conversation whose answer is still being written follows it again, from
+        its start (C7.4's resume token; BLM's ``conversation/resume`` path, C7.1). The body
+        is not documented: the fake takes ``{"conversation_id"}``."""
+        try:
+            conversation_id = str(json.loads(await request.body())["conversation_id"])
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"detail": "bad request"}, status_code=400)
+        record = controller.newest_question(conversation_id)
+        exchanges = controller.conversation(conversation_id)
+        if record is None or not exchanges:
+            return JSONResponse({"detail": "Unable to load conversation"}, status_code=404)
+        stream = live.follow(record.id) or _replay(record, exchanges[-1].answer or "")
+        headers = {"x-fake-question-id": record.id, "cache-control": "no-cache"}
+        return StreamingResponse(
+            stream, media_type="text/event-stream; charset=utf-8", headers=headers
         )
 
     async def skip_thinking(request: Request) -> Response:
@@ -142,8 +256,10 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
         # has moved to the new one (the real site answers it 403).
         Route("/backend-api/f/conversation", ask, methods=["POST"]),
         Route("/backend-api/conversation", ask, methods=["POST"]),
+        Route("/backend-api/f/conversation/resume", resume, methods=["POST"]),
         Route("/backend-api/conversation/skip_thinking", skip_thinking, methods=["POST"]),
         Route("/backend-api/conversation/{conversation_id}", conversation_history, methods=["GET"]),
-        *common_routes(controller),
+        Route("/backend-api/conversations", conversation_list, methods=["GET"]),
+        *common_routes(controller, live),
     ]
     return Router(routes=routes)

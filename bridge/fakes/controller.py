@@ -9,17 +9,25 @@ is guarded by one lock per site; waiting is on a condition (threads) or on futur
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from bridge.fakes.behaviour import Behaviour, answer_markdown
 
-__all__ = ["Exchange", "PageEvent", "QuestionRecord", "SiteController"]
+__all__ = [
+    "Exchange",
+    "PageEvent",
+    "QuestionRecord",
+    "SiteController",
+    "UploadedFile",
+    "default_title",
+]
 
 PageEvent = Literal["first_token", "text_visible", "complete"]
 """What a page reports about an answer (see :class:`QuestionRecord` for the meaning)."""
@@ -58,6 +66,14 @@ class QuestionRecord:
     completed_at: float | None = None
     stopped: bool = False
     """The person (or a driver) pressed stop before the answer finished."""
+    files: tuple[UploadedFile, ...] = ()
+    """The uploaded files the page sent with the question (its attachments)."""
+    time_scale: float = 1.0
+    """The site's clock for this answer (:attr:`SiteController.time_scale`)."""
+    finished_at: float | None = None
+    """The server's clock when it had sent the whole answer. Unlike ``completed_at`` it is set
+    also when no page was reading any more: the real sites finish an answer whose page went
+    away (tab or browser closed), and so do the fakes."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +82,25 @@ class Exchange:
 
     question: str
     answer: str | None
+    finished: bool = True
+    """False while the site is still writing the answer (a reopened conversation shows it so)."""
+
+
+def default_title(question: str) -> str:
+    """A chat title made of the question's first words (the real sites generate one)."""
+    words = question.split()
+    return " ".join(words[:6]) or "New chat"
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    """A file a page uploaded (``POST /__fake/upload``), as the server received it."""
+
+    id: str
+    name: str
+    size: int
+    sha256: str
+    content_type: str
 
 
 @dataclass
@@ -87,7 +122,10 @@ class SiteController:
         self._records: dict[str, QuestionRecord] = {}
         self._conversations: dict[str, list[Exchange]] = {}
         self._exchange_of: dict[str, int] = {}  # question id -> index in its conversation
+        self._uploads: dict[str, UploadedFile] = {}
+        self._titles: dict[str, str] = {}  # conversation id -> title, most recent last
         self._async_waiters: list[_AsyncWaiter] = []
+        self._time_scale = 1.0
 
     # -- settings, used by tests -------------------------------------------------------------
 
@@ -107,24 +145,58 @@ class SiteController:
         with self._lock:
             self._queue.extend(behaviours)
 
-    def reset(self) -> None:
-        """Back to defaults: no queue, no records, no conversations."""
+    @property
+    def time_scale(self) -> float:
+        """The site's clock: every answer's durations (chunk pauses, thinking) are multiplied
+        by it, so ``0.01`` plays a three-minute answer in under two seconds."""
         with self._lock:
+            return self._time_scale
+
+    @time_scale.setter
+    def time_scale(self, scale: float) -> None:
+        if not scale > 0:
+            raise ValueError(f"time_scale must be a positive number, not {scale!r}")
+        with self._lock:
+            self._time_scale = float(scale)
+
+    def reset(self) -> None:
+        """Back to defaults: no queue, no records, no conversations, the real clock."""
+        with self._lock:
+            self._time_scale = 1.0
             self._default = Behaviour()
             self._queue.clear()
             self._records.clear()
             self._conversations.clear()
             self._exchange_of.clear()
+            self._uploads.clear()
+            self._titles.clear()
 
     # -- conversations ---------------------------------------------------------------------------
 
-    def create_conversation(self, exchanges: Iterable[tuple[str, str]]) -> str:
+    def create_conversation(
+        self, exchanges: Iterable[tuple[str, str]], title: str | None = None
+    ) -> str:
         """Store an existing conversation of (question, answer) pairs and return its id, so a
-        test can open ``/c/<id>`` or ``/app/<id>`` with earlier turns already there."""
+        test can open ``/c/<id>`` or ``/app/<id>`` with earlier turns already there. It is
+        listed first in the sidebar, as ``title`` (default: its first question's words)."""
         conversation_id = self._new_conversation_id()
+        stored = [Exchange(q, a) for q, a in exchanges]
         with self._lock:
-            self._conversations[conversation_id] = [Exchange(q, a) for q, a in exchanges]
+            self._conversations[conversation_id] = stored
+            self._titles[conversation_id] = title or default_title(
+                stored[0].question if stored else ""
+            )
         return conversation_id
+
+    def conversation_list(self) -> list[tuple[str, str]]:
+        """``(id, title)`` of every conversation, the most recently created or continued
+        first: what the sites' sidebars list (one whose only question was refused is none)."""
+        with self._lock:
+            return [
+                (cid, title)
+                for cid, title in reversed(self._titles.items())
+                if self._conversations.get(cid)
+            ]
 
     def conversation(self, conversation_id: str) -> tuple[Exchange, ...] | None:
         """The exchanges stored for ``conversation_id``, or ``None`` if there is no such one."""
@@ -199,7 +271,9 @@ class SiteController:
 
     # -- used by the fake server -----------------------------------------------------------------
 
-    def open_question(self, text: str, conversation_id: str | None) -> QuestionRecord:
+    def open_question(
+        self, text: str, conversation_id: str | None, files: Sequence[str] = ()
+    ) -> QuestionRecord:
         """Record a question the page sent and decide how it is answered.
 
         Takes the next queued behaviour, else the default. An unknown or missing conversation
@@ -213,6 +287,10 @@ class SiteController:
             if conversation_id is None or conversation_id not in self._conversations:
                 conversation_id = new_id
                 self._conversations[conversation_id] = []
+                self._titles[conversation_id] = default_title(text)
+            if behaviour.state != "rate_limited":  # continued: listed first again
+                title = self._titles.pop(conversation_id, default_title(text))
+                self._titles[conversation_id] = title
             answered = behaviour.state in ("ok", "stuck")
             answer = answer_markdown(text, behaviour) if answered else ""
             record = QuestionRecord(
@@ -223,11 +301,13 @@ class SiteController:
                 behaviour=behaviour,
                 answer=answer,
                 received_at=received_at,
+                files=tuple(self._uploads[i] for i in files if i in self._uploads),
+                time_scale=self._time_scale,
             )
             if behaviour.state != "rate_limited":
                 exchanges = self._conversations[conversation_id]
                 self._exchange_of[record.id] = len(exchanges)
-                exchanges.append(Exchange(text, None))
+                exchanges.append(Exchange(text, None, finished=not answered))
             self._store(record)
             return record
 
@@ -238,7 +318,57 @@ class SiteController:
             exchanges = self._conversations.get(record.conversation_id)
             index = self._exchange_of.get(record.id)
             if exchanges is not None and index is not None:
-                exchanges[index] = Exchange(record.text, sent)
+                exchanges[index] = Exchange(record.text, sent, finished=False)
+
+    def answer_ended(self, record: QuestionRecord, *, complete: bool) -> None:
+        """The site stopped writing ``record``'s answer: all of it (``complete``), or cut short
+        (stopped, stuck, shutting down). A reload then shows it as final, and a complete
+        answer's record gets ``finished_at`` whether or not a page was still reading."""
+        with self._lock:
+            exchanges = self._conversations.get(record.conversation_id)
+            index = self._exchange_of.get(record.id)
+            if exchanges is not None and index is not None:
+                exchanges[index] = replace(exchanges[index], finished=True)
+            current = self._records.get(record.id)
+            if complete and current is not None and current.finished_at is None:
+                self._store(replace(current, finished_at=time.time()))
+
+    def newest_question(self, conversation_id: str) -> QuestionRecord | None:
+        """The record of the conversation's newest exchange (None: no such conversation, or
+        its newest exchange was made by :meth:`create_conversation`)."""
+        with self._lock:
+            exchanges = self._conversations.get(conversation_id)
+            if not exchanges:
+                return None
+            newest = len(exchanges) - 1
+            return next(
+                (
+                    r
+                    for r in reversed(self._records.values())
+                    if r.conversation_id == conversation_id
+                    and self._exchange_of.get(r.id) == newest
+                ),
+                None,
+            )
+
+    @property
+    def uploads(self) -> list[UploadedFile]:
+        """Every file uploaded since the last reset, sent with a question or not."""
+        with self._lock:
+            return list(self._uploads.values())
+
+    def accept_upload(self, name: str, data: bytes, content_type: str) -> UploadedFile:
+        """Store what a page uploaded; the page names it by the returned id when it sends."""
+        upload = UploadedFile(
+            id=f"file-{uuid.uuid4().hex}",
+            name=name,
+            size=len(data),
+            sha256=hashlib.sha256(data).hexdigest(),
+            content_type=content_type,
+        )
+        with self._lock:
+            self._uploads[upload.id] = upload
+        return upload
 
     def page_reported(
         self, question_id: str, event: PageEvent, at: float, stopped: bool = False

@@ -7,12 +7,14 @@ a chunked response encoded by :mod:`bridge.fakes.wire` as the evidence describes
 after the digits, both newlines included), each ``wrb.fr`` chunk holding the *whole* answer so
 far, an empty placeholder first and the last one marked finished. Errors, the usage limit among
 them, are wire error codes inside an HTTP 200 stream (G5.5), not HTTP statuses. Earlier turns
-of ``/app/<id>`` come from the ``batchexecute`` RPC ``hNvQHb``, in a simplified payload. The
+of ``/app/<id>`` come from the ``batchexecute`` RPC ``hNvQHb``, in a simplified payload, and
+the recent chats the page links to from ``MaZiqc`` (G7.4), in a payload of the fake's own. The
 response header ``x-fake-question-id`` names the question's record for the page's reports.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from urllib.parse import parse_qs
@@ -48,14 +50,15 @@ def _wire(record: QuestionRecord) -> GeminiWire:
 
 
 async def _answer_stream(
-    record: QuestionRecord, controller: SiteController, live: Live
+    record: QuestionRecord, controller: SiteController, live: Live, stopped: asyncio.Event
 ) -> AsyncIterator[str]:
     behaviour = record.behaviour
-    interval = behaviour.chunk_interval_ms / 1000
+    # The site's clock: durations are site time.
+    interval = behaviour.chunk_pause_ms(len(record.answer)) * record.time_scale / 1000
     wire = _wire(record)
     yield wire.prefix()
     if behaviour.state in ("error_turn", "rate_limited"):
-        await live.pause(interval)
+        await live.pause(interval, stopped)
         yield wire.error(ERROR_CODE if behaviour.state == "error_turn" else RATE_LIMIT_CODE)
         yield wire.trailer()
         return
@@ -63,7 +66,7 @@ async def _answer_stream(
     pieces = list(chunks(record.answer, behaviour.chunk_chars)) or [""]
     sent = ""
     for index, piece in enumerate(pieces):
-        if await live.pause(interval):
+        if await live.pause(interval, stopped):
             return
         sent += piece
         # A stuck answer hangs after its first chunk: it never says it is finished.
@@ -71,7 +74,7 @@ async def _answer_stream(
         yield wire.chunk(sent, final=last)
         controller.answer_sent(record, sent)
         if behaviour.state == "stuck":
-            await live.hold()
+            await stopped.wait()
             return
     yield wire.trailer()
 
@@ -91,6 +94,16 @@ def _parse_question(body: bytes) -> tuple[str, str | None]:
     return text, conversation.removeprefix("c_") or None
 
 
+def _question_files(body: bytes) -> list[str]:
+    """The uploaded files' ids: ``inner[0][3]`` is ``[[[id, 1], name], …]`` as HYG's client
+    sends them (the ids here are the fake upload endpoint's, not content-push's, G7.5)."""
+    inner = json.loads(json.loads(_form_field(body, "f.req"))[1])
+    files = inner[0][3] if len(inner[0]) > 3 else None
+    if not isinstance(files, list):
+        return []
+    return [str(f[0][0]) for f in files if isinstance(f, list) and f and isinstance(f[0], list)]
+
+
 def gemini_app(controller: SiteController, live: Live) -> Router:
     """The ASGI app answering for ``gemini.google.com``."""
 
@@ -102,12 +115,14 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
 
     async def generate(request: Request) -> Response:
         try:
-            text, conversation_id = _parse_question(await request.body())
+            body = await request.body()
+            text, conversation_id = _parse_question(body)
+            files = _question_files(body)
         except (ValueError, KeyError, IndexError, TypeError):
             return JSONResponse({"error": "bad request"}, status_code=400)
         if controller.behaviour.state == "logged_out":
             return JSONResponse({"error": "unauthenticated"}, status_code=401)
-        record = controller.open_question(text, conversation_id)
+        record = controller.open_question(text, conversation_id, files)
         # x-fake-state lets the page play the stuck state's hung UI (Stop does nothing).
         headers = {
             "x-fake-question-id": record.id,
@@ -117,13 +132,28 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
         if record.behaviour.state == "logged_out":
             return JSONResponse({"error": "unauthenticated"}, status_code=401, headers=headers)
         return StreamingResponse(
-            _answer_stream(record, controller, live),
+            live.run(
+                controller,
+                record,
+                lambda stopped: _answer_stream(record, controller, live, stopped),
+            ),
             media_type="application/json+protobuf; charset=utf-8",
             headers=headers,
         )
 
+    async def chats(request: Request) -> Response:
+        """``MaZiqc`` (G7.4): the recent chats, newest first, as ``[[id, title], ...]`` (the
+        real payload is undocumented; this one is the fake's own)."""
+        listed = [[f"c_{cid}", title] for cid, title in controller.conversation_list()]
+        payload = [["wrb.fr", "MaZiqc", json.dumps(listed, ensure_ascii=False)]]
+        return Response(
+            GEMINI_PREFIX + frame(payload), media_type="application/json; charset=utf-8"
+        )
+
     async def history(request: Request) -> Response:
         """``hNvQHb``: the turns of a conversation, as ``[[question, answer|null], ...]``."""
+        if request.query_params.get("rpcids") == "MaZiqc":
+            return await chats(request)
         try:
             calls = json.loads(_form_field(await request.body(), "f.req"))
             conversation_id = str(json.loads(calls[0][0][1])[0]).removeprefix("c_")
@@ -132,7 +162,12 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
         exchanges = controller.conversation(conversation_id)
         if exchanges is None:
             return JSONResponse({"error": "NOT_FOUND"}, status_code=404)
-        turns = [[exchange.question, exchange.answer] for exchange in exchanges]
+        # An answer still being written carries a third element, false: the page shows it
+        # without its finished footer (how the real site shows one is not documented).
+        turns = [
+            [e.question, e.answer] if e.finished else [e.question, e.answer, False]
+            for e in exchanges
+        ]
         payload = [["wrb.fr", "hNvQHb", json.dumps(turns, ensure_ascii=False)]]
         return Response(
             GEMINI_PREFIX + frame(payload), media_type="application/json; charset=utf-8"
@@ -144,6 +179,6 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
         Route("/app/{conversation_id}", page, methods=["GET"]),
         Route(STREAM_PATH, generate, methods=["POST"]),
         Route(HISTORY_PATH, history, methods=["POST"]),
-        *common_routes(controller),
+        *common_routes(controller, live),
     ]
     return Router(routes=routes)

@@ -1,4 +1,5 @@
-"""What both fake sites serve alike: their HTML shells, static scripts, and the report endpoint.
+"""What both fake sites serve alike: their HTML shells, static scripts, the report endpoint and
+the upload endpoint.
 
 The page-level settings (locale, input kind, logged-out state, hydration delay) are rendered into
 the HTML as a JSON ``<script>`` block, read from the site's default behaviour at load time, the
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from urllib.parse import unquote
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -16,11 +18,15 @@ from starlette.routing import Route
 
 from bridge.fakes.behaviour import Behaviour
 from bridge.fakes.controller import SiteController
+from bridge.fakes.streaming import Live
 
-__all__ = ["REPORT_PATH", "STATIC_PREFIX", "common_routes", "page_response"]
+__all__ = ["REPORT_PATH", "STATIC_PREFIX", "UPLOAD_PATH", "common_routes", "page_response"]
 
 STATIC_PREFIX = "/__fake/static/"
 REPORT_PATH = "/__fake/report"
+# The real uploads go elsewhere (Gemini: content-push.googleapis.com, SITE-FACTS G7.5; ChatGPT:
+# undocumented); the fakes serve only their own hosts, so both pages upload here.
+UPLOAD_PATH = "/__fake/upload"
 _EVENTS = ("first_token", "text_visible", "complete")
 _STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 
@@ -99,9 +105,29 @@ def _report_endpoint(controller: SiteController) -> Route:
     return Route(REPORT_PATH, report, methods=["POST"])
 
 
-def common_routes(controller: SiteController) -> list[Route]:
-    """The routes every fake site has besides its own: static scripts and the report sink."""
+def _upload_endpoint(controller: SiteController, live: Live | None) -> Route:
+    async def upload(request: Request) -> Response:
+        """A file the page uploads: its bytes as the body, its name in ``x-fake-file-name``
+        (percent-encoded). Answered after the default behaviour's ``upload_ms``."""
+        name = unquote(request.headers.get("x-fake-file-name", ""))
+        if not name:
+            return JSONResponse({"error": "x-fake-file-name missing"}, status_code=400)
+        data = await request.body()
+        content_type = request.headers.get("content-type", "application/octet-stream")
+        delay = controller.behaviour.upload_ms / 1000
+        if delay and live is not None and await live.pause(delay):
+            return JSONResponse({"error": "shutting down"}, status_code=503)
+        stored = controller.accept_upload(name, data, content_type)
+        return JSONResponse({"id": stored.id, "name": stored.name, "size": stored.size})
+
+    return Route(UPLOAD_PATH, upload, methods=["POST"])
+
+
+def common_routes(controller: SiteController, live: Live | None = None) -> list[Route]:
+    """The routes every fake site has besides its own: static scripts, the report sink and
+    the upload endpoint."""
     return [
         Route(STATIC_PREFIX + "{name}", _static, methods=["GET"]),
         _report_endpoint(controller),
+        _upload_endpoint(controller, live),
     ]

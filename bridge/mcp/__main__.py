@@ -244,6 +244,9 @@ async def serve(args: argparse.Namespace) -> int:
         # Not awaited: the stdio transport reads stdin in a worker thread that cannot be
         # interrupted, so its cancellation would wait for input that never comes.
         serving.cancel()
+        # Unfinished jobs are let go, not failed as their tabs close: the sites finish those
+        # answers, and the next server collects them (docs/flows.md#jobs).
+        runtime.bridge.abandon_jobs()
         try:
             async with asyncio.timeout(SHUTDOWN_LIMIT_S - 1.5):
                 await runtime.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
@@ -12,9 +13,10 @@ from pydantic import Field
 
 from bridge import __version__
 from bridge.cdp import CdpSession
-from bridge.core import Bridge
+from bridge.core import Bridge, read_files
 from bridge.errors import BridgeError
 from bridge.inspect_page import accessibility_outline, dom_matches, screenshot
+from bridge.jobs import Job
 from bridge.mcp.browser_tools import register_browser_tools
 from bridge.mcp.dom_tools import register_dom_tools
 from bridge.results import Progress, Provider
@@ -28,9 +30,15 @@ returns each answer, or each error, separately. Use ask_chatgpt_web / ask_gemini
 only one. new_chat=true starts a fresh conversation; otherwise the project's conversation
 continues. take_cdp_snapshot and get_page_dom show what a provider tab displays when an
 answer looks wrong.
+Long answers (thinking models take 10-40 minutes): an ask not done within max_wait seconds
+(default 50) returns a job id and its progress instead of the answer. Call get_answer with
+that job id (it waits up to `wait` seconds) until it returns the answer; list_jobs shows the
+recent jobs. Jobs survive a restart of bridge or of the browser.
 The browser_* tools use any tab of the same browser: browser_navigate opens one for you
 (or browser_tabs selects one), browser_snapshot shows the page with element refs, and the
 acting tools take a ref or a CSS selector and say what changed.
+get_conversation returns every turn of the project's conversation (or of a url), and
+list_conversations the recent conversations with their urls.
 """
 
 Question = Annotated[str, Field(description="The question, as you would type it in the chat.")]
@@ -40,9 +48,33 @@ NewChat = Annotated[
 Timeout = Annotated[
     float | None,
     Field(
-        description="Seconds to wait for the answer (default 480: 8 minutes, "
-        "docs/sites.md#timeouts).",
+        description="Seconds the answer may take in all (default 480: 8 minutes, "
+        "docs/sites.md#timeouts); give a thinking or Pro model more, e.g. 3600. How long "
+        "this call waits is max_wait: a longer answer comes back as a job.",
         gt=0,
+    ),
+]
+#: Under the 60 s many MCP clients allow a tool call, with room for the reply.
+DEFAULT_MAX_WAIT_S = 50.0
+MAX_WAIT_LIMIT_S = 600.0
+MaxWait = Annotated[
+    float,
+    Field(
+        description="Seconds this call waits for the answer (default 50, below the 60 s many "
+        "clients allow a call). An answer not done by then comes back as a job id with the "
+        "progress so far: call get_answer with it. 0 returns the job at once.",
+        ge=0,
+        le=MAX_WAIT_LIMIT_S,
+    ),
+]
+Files = Annotated[
+    list[str] | None,
+    Field(
+        description="Paths of files to send with the question, on the machine bridge runs "
+        "on (absolute, or relative to its working directory). Small UTF-8 text files go "
+        'into the question between <file name="…"> and </file> lines; other files are '
+        "attached through the site's upload button. At most 10 files, 25 MB each, 50 MB "
+        "in all (docs/sites.md#attachments).",
     ),
 ]
 Target = Annotated[
@@ -94,6 +126,7 @@ def build_server(
     )
     if "ask" in groups:
         _register_ask_tools(server, get_bridge)
+        _register_conversation_tools(server, get_bridge)
     if "browser" in groups:
         register_browser_tools(server, lambda: get_bridge().tools)
     if "dom" in groups:
@@ -104,68 +137,159 @@ def build_server(
 def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
 
     async def ask_one(
-        provider: Provider, question: str, new_chat: bool, timeout: float | None, ctx: Context
+        provider: Provider,
+        question: str,
+        new_chat: bool,
+        timeout: float | None,
+        ctx: Context,
+        files: list[str] | None = None,
+        max_wait: float = DEFAULT_MAX_WAIT_S,
     ) -> CallToolResult:
+        bridge = get_bridge()
         try:
-            result = await get_bridge().ask(
-                provider,
-                question,
-                new_chat=new_chat,
-                timeout=timeout,
-                on_progress=_progress_reporter(ctx),
+            job = await bridge.start_job(
+                provider, question, new_chat=new_chat, timeout=timeout, files=files
             )
         except BridgeError as exc:
             raise _tool_error(exc) from exc
         except ValueError as exc:
             raise ToolError(str(exc)) from exc
-        return _text_result(result.answer, result.to_dict())
+        return _job_result(await _wait_for_job(bridge, job, max_wait, ctx))
 
     @server.tool()
     async def ask_chatgpt_web(
-        question: Question, ctx: Context, new_chat: NewChat = False, timeout: Timeout = None
+        question: Question,
+        ctx: Context,
+        new_chat: NewChat = False,
+        timeout: Timeout = None,
+        files: Files = None,
+        max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
     ) -> CallToolResult:
         """Ask ChatGPT (chatgpt.com) in the user's browser and return its answer.
 
         The text result is the answer (code blocks fenced); the structured result adds the
-        conversation url, step timings and how the answer was obtained.
+        conversation url, step timings and how the answer was obtained. An answer not done
+        within max_wait seconds comes back as a job: collect it with get_answer.
         """
-        return await ask_one("chatgpt", question, new_chat, timeout, ctx)
+        return await ask_one("chatgpt", question, new_chat, timeout, ctx, files, max_wait)
 
     @server.tool()
     async def ask_gemini_web(
-        question: Question, ctx: Context, new_chat: NewChat = False, timeout: Timeout = None
+        question: Question,
+        ctx: Context,
+        new_chat: NewChat = False,
+        timeout: Timeout = None,
+        files: Files = None,
+        max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
     ) -> CallToolResult:
         """Ask Gemini (gemini.google.com) in the user's browser and return its answer.
 
         The text result is the answer (code blocks fenced); the structured result adds the
-        conversation url, step timings and how the answer was obtained.
+        conversation url, step timings and how the answer was obtained. An answer not done
+        within max_wait seconds comes back as a job: collect it with get_answer.
         """
-        return await ask_one("gemini", question, new_chat, timeout, ctx)
+        return await ask_one("gemini", question, new_chat, timeout, ctx, files, max_wait)
 
     @server.tool()
     async def ask_chatgpt_gemini_web(
-        question: Question, ctx: Context, new_chat: NewChat = False, timeout: Timeout = None
+        question: Question,
+        ctx: Context,
+        new_chat: NewChat = False,
+        timeout: Timeout = None,
+        files: Files = None,
+        max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
     ) -> CallToolResult:
         """Ask ChatGPT and Gemini at once (recommended default) and return both answers.
 
         Each side's answer or error is reported separately: one side failing never hides
-        the other's answer. The call is an error only when both sides fail.
+        the other's answer. The call is an error only when both sides fail. A side not done
+        within max_wait seconds comes back as its job: collect it with get_answer.
         """
+        bridge = get_bridge()
+        started = asyncio.get_running_loop().time()
         try:
-            both = await get_bridge().ask_both(
-                question, new_chat=new_chat, timeout=timeout, on_progress=_progress_reporter(ctx)
-            )
+            attachments = await read_files(files)  # once for both; refused before either asks
+            jobs = [
+                await bridge.start_job(
+                    provider, question, new_chat=new_chat, timeout=timeout, files=attachments
+                )
+                for provider in PROVIDER_ORDER
+            ]
+        except BridgeError as exc:
+            raise _tool_error(exc) from exc
         except ValueError as exc:
             raise ToolError(str(exc)) from exc
+        # One job per side: whichever is done comes back now, the other as its job.
+        ended = await asyncio.gather(*(_wait_for_job(bridge, j, max_wait, ctx) for j in jobs))
         parts = []
-        for provider in ("chatgpt", "gemini"):
-            title = "ChatGPT" if provider == "chatgpt" else "Gemini"
-            if provider in both.results:
-                parts.append(f"## {title}\n\n{both.results[provider].answer}")
-            elif provider in both.errors:
-                error = both.errors[provider]
-                parts.append(f"## {title}\n\n(error [{error.code}]: {error})")
-        return _text_result("\n\n".join(parts), both.to_dict(), is_error=not both.results)
+        data: dict[str, Any] = {
+            "wall_ms": round((asyncio.get_running_loop().time() - started) * 1000, 1)
+        }
+        for job in ended:
+            title = "ChatGPT" if job.provider == "chatgpt" else "Gemini"
+            if job.status == "done" and job.result is not None:
+                parts.append(f"## {title}\n\n{job.result.get('answer', '')}")
+                data[job.provider] = {**job.result, "job": job.id}
+            elif job.status == "failed":
+                code, message = _job_error(job)
+                parts.append(f"## {title}\n\n(error [{code}]: {message})")
+                data[job.provider] = {"error": {"code": code, "message": message}, "job": job.id}
+            else:
+                parts.append(f"## {title}\n\n({_pending_text(job)})")
+                data[job.provider] = job.progress()
+        failed = all(job.status == "failed" for job in ended)
+        return _text_result("\n\n".join(parts), data, is_error=failed)
+
+    @server.tool()
+    async def get_answer(
+        job: Annotated[
+            str, Field(description="The job id an ask returned (or one from list_jobs).")
+        ],
+        ctx: Context,
+        wait: Annotated[
+            float,
+            Field(
+                description="Seconds to wait for the answer if it is not done yet (default 50, "
+                "below the 60 s many clients allow a call; 0 only looks).",
+                ge=0,
+                le=MAX_WAIT_LIMIT_S,
+            ),
+        ] = DEFAULT_MAX_WAIT_S,
+    ) -> CallToolResult:
+        """The answer of a job an ask returned: the same result as the ask's when it is done,
+        its error when it failed, or its progress (call again) while it is still coming.
+
+        Works after bridge or the browser restarted: the answer is then read from its
+        conversation, which the site finished meanwhile.
+        """
+        bridge = get_bridge()
+        try:
+            found = await bridge.wait_job(job, wait, on_progress=_progress_reporter(ctx))
+        except BridgeError as exc:
+            raise _tool_error(exc) from exc
+        return _job_result(found)
+
+    @server.tool()
+    async def list_jobs(
+        limit: Annotated[
+            int, Field(description="How many of the newest jobs to list.", ge=1, le=200)
+        ] = 20,
+    ) -> CallToolResult:
+        """The recent jobs (asks whose answers took longer than a call), newest first: id,
+        provider, the question's start, status, conversation url, created and updated."""
+        jobs, unreadable = await get_bridge().list_jobs(limit)
+        lines = [
+            f"{j.id}  {j.status:<7}  {j.provider:<7}  {j.summary()['question']}"
+            + (f"  {j.url}" if j.url else "")
+            for j in jobs
+        ]
+        lines += [f"(unreadable: {problem})" for problem in unreadable]
+        data: dict[str, Any] = {"jobs": [j.summary() for j in jobs]}
+        if unreadable:
+            data["unreadable"] = [
+                {"file": str(problem.path), "error": str(problem)} for problem in unreadable
+            ]
+        return _text_result("\n".join(lines) or "no jobs yet", data)
 
     async def resolve_tab(target: str) -> CdpSession:
         bridge = get_bridge()
@@ -209,6 +333,93 @@ def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> 
             return await dom_matches(tab, selector, max_chars=max_chars)
         except BridgeError as exc:
             raise _tool_error(exc) from exc
+
+
+ProviderName = Annotated[Provider, Field(description="'chatgpt' or 'gemini'.")]
+
+
+def _register_conversation_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
+    """Reading conversations (docs/sites.md#conversations): whole ones, and the list."""
+
+    @server.tool()
+    async def get_conversation(
+        provider: ProviderName,
+        url: Annotated[
+            str | None,
+            Field(
+                description="A conversation URL (https://chatgpt.com/c/<id>, "
+                "https://gemini.google.com/app/<id>; list_conversations gives them). "
+                "Omitted: this project's conversation, the one the ask tools continue."
+            ),
+        ] = None,
+    ) -> CallToolResult:
+        """Every turn of a ChatGPT or Gemini conversation, in order, as markdown.
+
+        The text result is the transcript (a heading per turn); the structured result has
+        each turn's role and markdown, the url, and which source was read ("network": the
+        site's own data, checked against the page; "dom": the rendered page).
+        """
+        try:
+            conversation = await get_bridge().get_conversation(provider, url)
+        except BridgeError as exc:
+            raise _tool_error(exc) from exc
+        except ValueError as exc:
+            raise ToolError(str(exc)) from exc
+        return _text_result(conversation.transcript(), conversation.to_dict())
+
+    @server.tool()
+    async def list_conversations(provider: ProviderName) -> CallToolResult:
+        """The recent ChatGPT or Gemini conversations the site lists: title and url of each,
+        newest first as the site orders them. Pass a url to get_conversation to read one."""
+        try:
+            listed = await get_bridge().list_conversations(provider)
+        except BridgeError as exc:
+            raise _tool_error(exc) from exc
+        except ValueError as exc:
+            raise ToolError(str(exc)) from exc
+        return _text_result(listed.text(), listed.to_dict())
+
+
+PROVIDER_ORDER: tuple[Provider, ...] = ("chatgpt", "gemini")
+
+
+async def _wait_for_job(bridge: Bridge, job: Job, max_wait: float, ctx: Context) -> Job:
+    """An ask's job after ``max_wait`` seconds at most. A call cancelled while it waits
+    (its client gave up before it had the job id) stops the answer: nobody could collect
+    it, and the tab is left ready for the next question."""
+    try:
+        return await bridge.wait_job(job.id, max_wait, on_progress=_progress_reporter(ctx))
+    except asyncio.CancelledError:
+        bridge.cancel_job(job.id)
+        raise
+
+
+def _job_error(job: Job) -> tuple[str, str]:
+    error = job.error or {}
+    return str(error.get("code", "bridge_error")), str(error.get("message", "(no message)"))
+
+
+def _pending_text(job: Job) -> str:
+    title = "ChatGPT" if job.provider == "chatgpt" else "Gemini"
+    chars = f", {job.chars} characters so far" if job.chars else ""
+    where = f" The conversation: {job.url}" if job.url else ""
+    return (
+        f"{title} is still answering ({job.phase}, {job.elapsed_s():.0f} s{chars}). Call "
+        f'get_answer with job="{job.id}" to wait for the answer (call it again while it '
+        f"says it is still answering).{where}"
+    )
+
+
+def _job_result(job: Job) -> CallToolResult:
+    """A job as a tool result: the ask's own result when done (plus ``job``), its typed
+    error when failed, else its progress with what to call next."""
+    if job.status == "done" and job.result is not None:
+        return _text_result(str(job.result.get("answer", "")), {**job.result, "job": job.id})
+    if job.status == "failed":
+        code, message = _job_error(job)
+        data = {"job": job.id, "error": {"code": code, "message": message}}
+        return _text_result(f"[{code}] {message}", data, is_error=True)
+    return _text_result(_pending_text(job), job.progress())
 
 
 def _progress_reporter(ctx: Context) -> Callable[[Progress], Any]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from bridge.browser import Browser
 from bridge.cdp import CdpSession
 from bridge.providers import composer, tab
+from bridge.providers.attachments import Attachments
 from bridge.providers.completion import Phase, is_suspicious_answer
 from bridge.providers.completion_loop import (
     CompletionSettings,
@@ -31,6 +32,7 @@ from bridge.providers.dumps import dump
 from bridge.providers.extraction import extract
 from bridge.providers.network_answer import answer_stream
 from bridge.providers.specs import AskOptions, ProviderSpec, provider_spec
+from bridge.providers.uploads import ATTACH_METHODS, AttachMethod, attach_files
 from bridge.results import AskResult, Provider
 from bridge.state import StateStore
 
@@ -46,6 +48,8 @@ class AskFlow:
     send_methods: Sequence[SendMethod] = SEND_METHODS
     completion: CompletionStrategy = wait_for_completion
     settings: CompletionSettings = field(default_factory=CompletionSettings)
+    #: How files reach the site's file input (docs/sites.md#attachments), tried in order.
+    attach_methods: Sequence[AttachMethod] = ATTACH_METHODS
 
     def inputs_for(self, spec: ProviderSpec) -> Sequence[InputMethod]:
         if self.input_methods is not None:
@@ -63,14 +67,18 @@ async def run_ask(
     flow: AskFlow | None = None,
     *,
     on_tab: Callable[[CdpSession], None] | None = None,
+    attachments: Attachments | None = None,
 ) -> AskResult:
     """One attempt at an ask (retries are the facade's); a typed BridgeError on failure.
 
     ``on_tab`` hears of the tab as soon as it is found (the facade lets diagnosis tools
-    look at it while the answer is still coming)."""
+    look at it while the answer is still coming). ``attachments`` (read and checked by
+    ``prepare_files``) are uploaded before the question is typed; inlined ones are typed
+    with it."""
     flow = flow or AskFlow()
+    files = attachments or Attachments()
     spec = provider_spec(provider, store.root)  # the pack as it is now, override included
-    ctx = AskContext(browser, store, spec, question, key, options)
+    ctx = AskContext(browser, store, spec, files.compose(question), key, options)
     t = ctx.timings
     mark = time.monotonic()
 
@@ -88,6 +96,11 @@ async def run_ask(
     await tab.keep_rendering(ctx)
     initial = await composer.ready(ctx)
     t.wait_input_ms = lap()
+    if files:
+        # Uploads first, and finished, so the send never races them (input_ms includes it).
+        await ctx.progress("attach")
+        methods = await attach_files(ctx, files.uploads, flow.attach_methods)
+        ctx.used.attachments = files.summary(methods)
     await ctx.progress("input")
     await composer.type_question(ctx, flow.inputs_for(spec))
     t.input_ms = lap()

@@ -27,7 +27,7 @@ of its kind:
 - ``value``: ``{"value": …}``: a URL, a list of URLs or host names, a number, an integer,
   a boolean, or names from a fixed set;
 - ``stream``: ``{"method": "POST", "url": "<regex>", "format": "chatgpt-sse", "transport":
-  "fetch"}``: the network request that carries the answer.
+  "fetch"}``: a network request bridge reads passively (the answer, a conversation read).
 """
 
 from __future__ import annotations
@@ -81,7 +81,9 @@ BUILTIN_DIR = Path(__file__).with_name("packs")
 INPUT_METHOD_NAMES = ("script", "insert_text", "key_events")
 EXTRACTION_STEPS = ("markdown", "prose", "paragraphs", "article_text", "body_text")
 SCRIPT_INPUTS = ("insert_text_command", "inner_text_events")
-STREAM_FORMATS = ("chatgpt-sse", "gemini-frames")
+_ANSWER_FORMATS = ("chatgpt-sse", "gemini-frames")
+_READ_FORMATS = ("chatgpt-conversation",)
+STREAM_FORMATS = (*_ANSWER_FORMATS, *_READ_FORMATS)
 STREAM_TRANSPORTS = ("fetch", "xhr")
 HTTP_METHODS = ("GET", "POST")
 
@@ -149,6 +151,17 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "rate_limit_surface": _f("css"),
         "response_complete": _f("css"),
         "challenge": _f("css"),
+        # Files with the question (docs/sites.md#attachments, bridge.providers.attachments).
+        "upload_button": _f("css"),
+        "upload_menu_item": _f("css"),
+        "file_input": _f("css"),
+        "attachment_chip": _f("css"),
+        "upload_busy": _f("css"),
+        "conversation_list": _f("css"),
+        "conversation_item": _f("css"),
+        "history_scroller": _f("css"),
+        "exchange": _f("css"),
+        "user_text_line": _f("css"),
     },
     "texts": {
         "send_labels": _f("texts"),
@@ -169,6 +182,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
     "network": {
         "answer_stream": _f("stream", True),
         "stop_request": _f("stream"),
+        "conversation_read": _f("stream"),
     },
     "flow": {
         "input_methods": _f("names", True, INPUT_METHOD_NAMES),
@@ -560,6 +574,10 @@ class _Checker:
                 self.add(f"{path}.url", f"{value['url']!r} {problem}")
         if "format" in value:
             self.choice(f"{path}.format", value["format"], STREAM_FORMATS)
+            # An answer is read by an answer parser, a conversation by a conversation one.
+            reads = _READ_FORMATS if path.endswith("conversation_read") else _ANSWER_FORMATS
+            if value["format"] in STREAM_FORMATS and value["format"] not in reads:
+                self.add(f"{path}.format", f"must be one of {', '.join(reads)} here")
         if "transport" in value:
             self.choice(f"{path}.transport", value["transport"], STREAM_TRANSPORTS)
 
@@ -655,6 +673,8 @@ class Urls:
 class Network:
     answer_stream: Stream
     stop_request: Stream | None
+    #: The page's own read of a conversation when it loads (docs/sites.md#conversations).
+    conversation_read: Stream | None = None
 
 
 @dataclass(frozen=True)
@@ -825,6 +845,7 @@ def _build(
         network=Network(
             answer_stream=cast(Stream, n["answer_stream"]),
             stop_request=cast("Stream | None", n.get("stop_request")),
+            conversation_read=cast("Stream | None", n.get("conversation_read")),
         ),
         flow=Flow(
             input_methods=cast(Value[tuple[str, ...]], f["input_methods"]),

@@ -669,6 +669,84 @@
         };
       },
 
+      // -- conversations (docs/sites.md#conversations) --
+      /** Every rendered message, questions and answers, in document order (a match inside
+       * another match is part of it, not a message of its own). */
+      messages() {
+        const list = [...(S.user_message || []), ...(S.assistant_message || [])];
+        return all(list).filter((el) => !(el.parentElement && closestOf(el.parentElement, list)));
+      },
+      /** One message as a turn: an answer as markdown (as `extract` reads it), a question as
+       * its text (one line per `user_text_line` where the pack has them [G2.3]). The key finds
+       * it again after a re-render: its message id [C2.3], else its exchange's id [G2.2]. */
+      messageTurn(el) {
+        const user = matchesAny(el, S.user_message);
+        const role = user ? 'user' : 'assistant';
+        let text;
+        if (user) {
+          const lines = all(S.user_text_line, el);
+          text = lines.length
+            ? lines.map((l) => l.textContent || '').join('\n')
+            : site.cleaned(el).textContent || '';
+        } else {
+          text = STEPS.markdown(site, el) || STEPS.prose(site, el) || site.textOf(el);
+        }
+        const exchange = closestOf(el, S.exchange);
+        const key = el.getAttribute('data-message-id') ||
+          (exchange && exchange.id ? `${exchange.id}/${role}` : '');
+        return { key, role, text: text.trim() };
+      },
+      conversationTurns: () => site.messages().map((m) => site.messageTurn(m)),
+      /** The history's scroller: the pack's [G2.1], else (by behaviour) the nearest
+       * scrolling ancestor of the first message. */
+      historyScroller() {
+        const named = firstOf(S.history_scroller);
+        if (named) return named;
+        const first = site.messages()[0];
+        for (let el = first ? first.parentElement : null; el; el = el.parentElement) {
+          if (/auto|scroll/.test(getComputedStyle(el).overflowY) && el.scrollHeight > el.clientHeight) return el;
+        }
+        return null;
+      },
+      /**
+       * Links to conversations: the pack's sidebar entries and the links in its sidebar
+       * [C5.2]; where it names none, or they hold none, any link on the page to a URL of the
+       * pack's urls.conversation_path outside the messages (by behaviour). In page order,
+       * each URL once, titled with the link's text without its buttons.
+       */
+      conversationLinks() {
+        const target = (a) => {
+          if (!pk.conversationPath || !a) return '';
+          let url;
+          try {
+            url = new URL(a.getAttribute('href') || '', location.href);
+          } catch (e) {
+            return '';
+          }
+          url.hash = '';
+          return url.origin === location.origin && pk.conversationPath.test(url.pathname) ? url.href : '';
+        };
+        const items = all(S.conversation_item).map((el) => el.closest('a[href]') || el.querySelector('a[href]'));
+        const lists = all(S.conversation_list).flatMap((l) => [...l.querySelectorAll('a[href]')]);
+        let anchors = [...new Set([...items, ...lists])].filter((a) => target(a));
+        let method = 'sidebar';
+        if (!anchors.length) {
+          anchors = [...document.querySelectorAll('a[href]')].filter((a) => target(a) && !site.inMessage(a));
+          method = 'links';
+        }
+        anchors.sort((x, y) => (x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+        const seen = new Set();
+        const links = [];
+        for (const a of anchors) {
+          const url = target(a);
+          if (seen.has(url)) continue;
+          seen.add(url);
+          const text = (site.cleaned(a).textContent || '').replace(/\s+/g, ' ').trim();
+          links.push({ title: text || a.getAttribute('title') || a.getAttribute('aria-label') || '', url });
+        }
+        return { method, links };
+      },
+
       /** Extraction steps in the pack's order (docs/sites.md#extraction-chatgpt, #extraction-gemini). */
       extract() {
         const a = site.newestAnswer();
@@ -877,6 +955,86 @@
       });
     },
 
+    // ---- conversations (docs/sites.md#conversations) ----
+
+    /** The turns the page renders now, in order: [{key, role, text}]. */
+    conversationTurns: (p) => siteOf(p).conversationTurns(),
+
+    /** Resolve with the number of rendered messages once there are at least ``least`` and
+     * nothing changed for quietMs (the conversation loaded), or at timeoutMs. */
+    whenTurns(p, least, quietMs, timeoutMs) {
+      const site = siteOf(p);
+      const count = () => site.messages().length;
+      return settle(() => count() >= least, count, quietMs, timeoutMs);
+    },
+
+    /** Resolve with conversationLinks() once there are some and nothing changed for quietMs
+     * (the sidebar loaded), or at timeoutMs with whatever there is. */
+    whenConversationLinks(p, quietMs, timeoutMs) {
+      const site = siteOf(p);
+      return settle(() => site.conversationLinks().links.length > 0, () => site.conversationLinks(),
+        quietMs, timeoutMs);
+    },
+
+    /**
+     * One step through a virtualized history [G2.1]: scroll its scroller to the top (where
+     * 'top') or the bottom, then resolve at the first mutation that changes the message at
+     * that end (more rendered), else after quietMs without mutations, or at timeoutMs. Says
+     * whether that end changed, whether the scroller rests at it, and the turns now rendered.
+     * The page gets its scroll event at once (the browser's own comes with the next frame,
+     * which a background tab gets about once a second), and the quiet window restarts at
+     * each scroll event, so the page's reaction to either is waited for.
+     */
+    historyStep(p, where, quietMs, timeoutMs) {
+      const site = siteOf(p);
+      const scroller = site.historyScroller();
+      const end = () => {
+        const m = site.messages();
+        return where === 'top' ? m[0] : last(m);
+      };
+      const atEnd = () => !scroller || (where === 'top'
+        ? scroller.scrollTop <= 1
+        : scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1);
+      const before = end();
+      const result = () => ({
+        scroller: !!scroller, changed: end() !== before, atEnd: atEnd(), turns: site.conversationTurns(),
+      });
+      if (!scroller) return Promise.resolve(result());
+      return new Promise((resolve) => {
+        let finished = false;
+        let scrolled = false;
+        let stop = () => {};
+        let quiet = null;
+        const deadline = setTimeout(finish, timeoutMs);
+        const restart = () => {
+          clearTimeout(quiet);
+          quiet = setTimeout(finish, quietMs);
+        };
+        const onScroll = () => {
+          scrolled = true;
+          restart();
+        };
+        function finish() {
+          if (finished) return;
+          finished = true;
+          clearTimeout(quiet);
+          clearTimeout(deadline);
+          scroller.removeEventListener('scroll', onScroll);
+          stop();
+          resolve(result());
+        }
+        stop = watchMutations(() => {
+          if (end() !== before) return finish();
+          if (scrolled) restart();
+        });
+        scroller.addEventListener('scroll', onScroll);
+        const from = scroller.scrollTop;
+        scroller.scrollTop = where === 'top' ? 0 : scroller.scrollHeight;
+        if (scroller.scrollTop === from) onScroll(); // nowhere to go: no scroll event comes
+        else scroller.dispatchEvent(new Event('scroll'));
+      });
+    },
+
     /** Resolve when the send button is enabled (docs/sites.md#send-fallbacks: wait, don't click blind). */
     whenSendEnabled(p, timeoutMs) {
       const site = siteOf(p);
@@ -982,6 +1140,52 @@
       return false;
     },
 
+    // ---- files with the question (docs/sites.md#attachments) -----------------------------
+
+    /** The centre of the newest visible element of the pack's selector list ``name``,
+     * scrolled into view, for a trusted CDP click (C1.13); null when none shows. */
+    controlTarget(p, name) {
+      const el = last(all(siteOf(p).pack.sel[name]).filter(visible));
+      if (!el) return null;
+      el.scrollIntoView({ block: 'center' });
+      const r = el.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2, disabled: isDisabled(el) };
+    },
+    /** Resolve 'visible' once an element of the pack's list ``name`` shows; '' at timeoutMs. */
+    whenVisible(p, name, timeoutMs) {
+      const list = siteOf(p).pack.sel[name];
+      return waitUntil(() => (all(list).some(visible) ? 'visible' : ''), timeoutMs);
+    },
+    /**
+     * The files staged in the composer: chips (outermost matches of attachment_chip outside
+     * the conversation), how many of ``names`` they show (text, title or aria-label), and
+     * whether one is still busy (upload_busy on or in a chip).
+     */
+    attachments(p, names) {
+      const site = siteOf(p);
+      const S = site.pack.sel;
+      const found = all(S.attachment_chip).filter((el) => !site.inMessage(el));
+      const chips = found.filter((el) => !found.some((o) => o !== el && o.contains(el)));
+      const fold = (s) => (s || '').replace(/\s+/g, ' ').trim().toLowerCase();
+      const said = (el) => fold([el, ...el.querySelectorAll('[title], [aria-label]')]
+        .map((n) => `${n.getAttribute('title') || ''} ${n.getAttribute('aria-label') || ''}`)
+        .join(' ') + ' ' + el.textContent);
+      const texts = chips.map(said);
+      const shown = names.filter((n) => texts.some((t) => t.includes(fold(n)))).length;
+      const busy = !!S.upload_busy &&
+        chips.some((c) => matchesAny(c, S.upload_busy) || !!c.querySelector(joined(S.upload_busy)));
+      return { chips: chips.length, shown, busy };
+    },
+    /** Resolve 'attached' once every file of ``names`` has its chip (by name, or by the chip
+     * count rising by as many when the site shortens names) and no chip is busy. */
+    whenAttached(p, names, baseline, timeoutMs) {
+      return waitUntil(() => {
+        const s = api.attachments(p, names);
+        const each = s.shown === names.length || s.chips >= baseline + names.length;
+        return each && !s.busy ? 'attached' : '';
+      }, timeoutMs);
+    },
+
     /** Small page summary for debug dumps (docs/flows.md#debug-dumps). */
     debugInfo(p) {
       const body = document.body ? document.body.innerText || '' : '';
@@ -998,6 +1202,28 @@
       };
     },
   };
+
+  /** Resolve with value() once ready() holds and no mutation came for quietMs (a quiet
+   * window, restarted by each mutation), or at timeoutMs whatever holds. */
+  function settle(ready, value, quietMs, timeoutMs) {
+    return new Promise((resolve) => {
+      let quiet = null;
+      let stop = () => {};
+      const finish = () => {
+        clearTimeout(quiet);
+        clearTimeout(deadline);
+        stop();
+        resolve(value());
+      };
+      const check = () => {
+        clearTimeout(quiet);
+        quiet = ready() ? setTimeout(finish, quietMs) : null;
+      };
+      const deadline = setTimeout(finish, timeoutMs);
+      stop = watchMutations(check);
+      check();
+    });
+  }
 
   /** Resolve with state() once it is truthy, re-checking on every mutation; '' at timeout. */
   function waitUntil(state, timeoutMs) {

@@ -22,6 +22,7 @@ import pytest
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.chatgpt import ERROR_TEXT, RATE_LIMIT_TEXT, RETRY_AFTER_S
 from bridge.fakes.gemini import ERROR_CODE, HISTORY_PATH, RATE_LIMIT_CODE, STREAM_PATH
+from bridge.providers.conversations import chatgpt_conversation
 from bridge.providers.streams import chatgpt_answer as parse_chatgpt
 from bridge.providers.streams import gemini_answer as parse_gemini
 from bridge.waiting import scaled
@@ -453,11 +454,12 @@ def test_chatgpt_keeps_each_conversation(fakes: FakeSites) -> None:
     assert second.conversation_id == conversation_id
     assert elsewhere.conversation_id not in (conversation_id, "no-such-conversation")
     history = request(fakes, CHATGPT, "GET", f"/backend-api/conversation/{conversation_id}")
-    assert [(m["role"], m["text"]) for m in history.json()["messages"]] == [
+    assert {"mapping", "current_node"} <= set(history.json())  # C7.8's shape
+    assert [(t.role, t.markdown) for t in chatgpt_conversation(history.text) or []] == [
         ("user", "first question"),
-        ("assistant", first.answer),
+        ("assistant", first.answer.strip()),
         ("user", "second question"),
-        ("assistant", second.answer),
+        ("assistant", second.answer.strip()),
     ]
     missing = request(fakes, CHATGPT, "GET", "/backend-api/conversation/no-such-conversation")
     assert missing.status == 404
@@ -465,8 +467,11 @@ def test_chatgpt_keeps_each_conversation(fakes: FakeSites) -> None:
 
 def test_a_created_conversation_serves_its_earlier_turns(fakes: FakeSites) -> None:
     conversation_id = fakes.chatgpt.create_conversation([("q1", "a1"), ("q2", "a2")])
-    messages = request(fakes, CHATGPT, "GET", f"/backend-api/conversation/{conversation_id}")
-    assert [m["text"] for m in messages.json()["messages"]] == ["q1", "a1", "q2", "a2"]
+    read = request(fakes, CHATGPT, "GET", f"/backend-api/conversation/{conversation_id}")
+    turns = chatgpt_conversation(read.text) or []
+    assert [t.markdown for t in turns] == ["q1", "a1", "q2", "a2"]
+    listed = request(fakes, CHATGPT, "GET", "/backend-api/conversations?offset=0&limit=28")
+    assert listed.json()["items"] == [{"id": conversation_id, "title": "q1"}]  # C7.9
     assert fakes.gemini.conversation(conversation_id) is None  # each site has its own
 
 

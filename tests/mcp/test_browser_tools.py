@@ -37,7 +37,8 @@ DOM = {
     "browser_get_form_values", "browser_check_element_state",
 }  # fmt: skip
 ASK = {"ask_chatgpt_web", "ask_gemini_web", "ask_chatgpt_gemini_web", "take_cdp_snapshot",
-       "get_page_dom"}  # fmt: skip
+       "get_page_dom", "get_answer", "list_jobs", "get_conversation",
+       "list_conversations"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

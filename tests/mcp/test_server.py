@@ -31,11 +31,16 @@ async def test_tools_and_their_schemas(bridge: Bridge) -> None:
         "ask_chatgpt_gemini_web",
         "take_cdp_snapshot",
         "get_page_dom",
+        "get_conversation",
+        "list_conversations",
+        "get_answer",
+        "list_jobs",
     }
     for name in ("ask_chatgpt_web", "ask_gemini_web", "ask_chatgpt_gemini_web"):
         schema = tools[name].input_schema
         assert schema["required"] == ["question"]
         assert schema["properties"]["new_chat"]["default"] is False
+        assert schema["properties"]["max_wait"]["default"] == 50
         assert "description" in schema["properties"]["question"]
         assert tools[name].description
     assert "ask_chatgpt_gemini_web" in INSTRUCTIONS

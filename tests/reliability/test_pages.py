@@ -81,7 +81,15 @@ async def test_a_page_controlled_by_its_own_service_worker_is_driven(
     created = await extension_link.request("createTab", {"url": f"{url}?later", "active": False})
     try:
         later = await extension_link.attach(int(created["tabId"]))
-        assert await later.evaluate(LOADED, await_promise=True) == f"{url}?later"
+        # Attached so early it may still show the initial about:blank: wait for the load.
+        loaded = later.expect_event("Page.loadEventFired")
+        await later.send("Page.enable")
+        shown = await later.evaluate("document.readyState === 'complete' ? location.href : ''")
+        if shown in ("", "about:blank"):
+            await loaded.wait(scaled(20.0))
+        else:
+            loaded.close()
+        assert await later.evaluate("location.href") == f"{url}?later"
         assert await later.evaluate(controlled) == f"{rsite}/sw.js"
     finally:
         await extension_link.close_tab(int(created["tabId"]))

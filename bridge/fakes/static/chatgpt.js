@@ -40,6 +40,8 @@
     signup: 'Sign up for free', // [C5.1]
     newChat: 'New chat', // unevidenced
     notFound: 'Unable to load conversation', // unevidenced
+    addFiles: 'Add files', // unevidenced (the composer "+" [C1.13])
+    removeFile: 'Remove file', // [C8.3] "Remove file" on an attachment chip
   };
   /** @type {typeof EN} */
   const JA = {
@@ -73,6 +75,7 @@
     signup: '無料でサインアップ', // unevidenced
     newChat: '新しいチャット', // unevidenced
     notFound: '会話を読み込めません', // unevidenced
+    addFiles: 'ファイルの追加', // [C8.3] (CAB)
   };
   // German: only "Nutzungslimit" and "Erneut versuchen" are documented [C5.7, C5.8]; every
   // other label stays English rather than be invented.
@@ -231,6 +234,78 @@
     };
   }
 
+  // ---- attachments [C1.13, C8.3] ----------------------------------------------------------------
+  // The composer "+" [C1.13] acts on trusted clicks only (synthetic ones are ignored: drivers
+  // use a CDP click) and opens the file chooser of the form's file input that has no accept
+  // filter; a second input takes images only [C8.3]. Whether the real "+" opens the chooser at
+  // once or a menu first is not documented: this one opens the chooser. A chosen file shows a
+  // chip at once (a data-testid with "attachment", a "Remove file <name>" button [C8.3]),
+  // aria-busy while it uploads (what oracle's upload check reads [C8.3]); send stays disabled
+  // until every upload has finished (unevidenced). The chip's markup beyond that is the fake's.
+
+  /** @typedef {{file: File, chip: HTMLElement, id: string, done: boolean}} Staged */
+  /** @type {Staged[]} */
+  const staged = [];
+  const chips = el('div', {});
+  const uploading = () => staged.some((s) => !s.done);
+
+  /** @param {File} file */
+  function stage(file) {
+    const remove = el('button', { type: 'button', 'aria-label': `${TEXT.removeFile} ${file.name}` },
+      '×');
+    const chip = el('div', { 'data-testid': 'composer-attachment', 'aria-busy': 'true' },
+      el('span', {}, file.name), remove);
+    /** @type {Staged} */
+    const item = { file, chip, id: '', done: false };
+    const drop = () => {
+      const index = staged.indexOf(item);
+      if (index >= 0) staged.splice(index, 1);
+      chip.remove();
+      updateButtons();
+    };
+    remove.addEventListener('click', drop);
+    staged.push(item);
+    chips.append(chip);
+    updateButtons();
+    FakeKit.uploadFile(file).then((stored) => {
+      item.id = stored.id;
+      item.done = true;
+      chip.removeAttribute('aria-busy');
+      updateButtons();
+    }, drop);
+  }
+
+  /** The uploaded files go with the question (the fake's own request shape), and leave the
+   * composer. */
+  function takeAttachments() {
+    const sent = staged.filter((s) => s.done).map((s) => ({
+      id: s.id, name: s.file.name, size: s.file.size, mime_type: s.file.type,
+    }));
+    staged.length = 0;
+    chips.replaceChildren();
+    return sent;
+  }
+
+  function attachmentControls() {
+    const generic = /** @type {HTMLInputElement} */ (el('input', {
+      type: 'file', multiple: true, class: 'sr-only', tabindex: '-1',
+    }));
+    const images = /** @type {HTMLInputElement} */ (el('input', {
+      type: 'file', multiple: true, accept: 'image/*', class: 'sr-only', tabindex: '-1',
+    }));
+    for (const input of [generic, images]) {
+      input.addEventListener('change', () => {
+        for (const file of Array.from(input.files || [])) stage(file);
+      });
+    }
+    const plus = el('button', {
+      type: 'button', id: 'composer-plus-btn', 'data-testid': 'composer-plus-btn',
+      'aria-label': TEXT.addFiles,
+    }, '+');
+    plus.addEventListener('click', (event) => { if (event.isTrusted) generic.click(); });
+    return { plus, inputs: [generic, images] };
+  }
+
   function renderComposer() {
     const makeInput = config.inputKind === 'textarea' ? textareaInput : proseMirrorInput;
     const input = makeInput(updateButtons, submit);
@@ -266,9 +341,11 @@
       dictate.setAttribute('aria-label', listening ? TEXT.dictating : TEXT.dictate);
     });
     const slot = el('div', {});
+    const attach = attachmentControls();
     const form = el('form', { 'data-type': 'unified-composer' }, // [C1.14]
       el('div', { id: 'composer-background' }, // [C1.14]
-        fallback, input.element, el('div', {}, dictate, slot)));
+        attach.plus, chips, fallback, input.element, el('div', {}, dictate, slot)),
+      ...attach.inputs);
     form.addEventListener('submit', (event) => { event.preventDefault(); submit(); });
     composer = { input, submit: submitButton, speech, slot };
     bottom.replaceChildren(form);
@@ -287,14 +364,14 @@
     } else if (input.text) {
       button.setAttribute('data-testid', 'send-button');
       button.setAttribute('aria-label', TEXT.send);
-      button.disabled = !input.text.trim();
+      button.disabled = !input.text.trim() || uploading();
     }
     const wanted = generation !== null || input.text ? button : speech;
     if (slot.firstChild !== wanted) slot.replaceChildren(wanted);
   }
 
   function submit() {
-    if (!composer || generation) return;
+    if (!composer || generation || uploading()) return;
     const text = composer.input.text.trim();
     if (!text) return;
     composer.input.clear();
@@ -302,7 +379,8 @@
   }
 
   /** Stop [C7.6]. The real page POSTs /backend-api/stop_conversation and the stream may
-   * still end normally; the fake aborts its request, which ends the server's stream. */
+   * still end normally; the fake aborts its request and reports the stop (finish), which ends
+   * the server's answer (a request merely dropped does not). */
   function stop() {
     if (!generation) return;
     generation.stopped = true;
@@ -324,13 +402,13 @@
   // markup `data-message-role` [C2.10] (Behaviour.markup: a site change to absorb).
   const ROLE = config.markup === 'newest' ? 'data-message-role' : 'data-message-author-role';
 
-  /** @param {string} text */
-  function addUserTurn(text) {
+  /** @param {string} text @param {string} [messageId] the read conversation's [C7.8] */
+  function addUserTurn(text, messageId) {
     thread.append(el('section', {
       'data-turn': 'user', 'data-testid': `conversation-turn-${++turnCount}`, dir: 'auto',
     },
     el('h5', { class: 'sr-only' }, TEXT.youSaid),
-    el('div', { [ROLE]: 'user', 'data-message-id': crypto.randomUUID() },
+    el('div', { [ROLE]: 'user', 'data-message-id': messageId || crypto.randomUUID() },
       el('div', { class: 'whitespace-pre-wrap' }, text))));
     scrollToEnd();
   }
@@ -374,9 +452,9 @@
       button('bad-response-turn-action-button', TEXT.bad), read);
   }
 
-  /** @param {string} markdown */
-  function addHistoryAnswer(markdown) {
-    const { turn, message } = addAssistantTurn(crypto.randomUUID());
+  /** @param {string} markdown @param {string} [messageId] the read conversation's [C7.8] */
+  function addHistoryAnswer(markdown, messageId) {
+    const { turn, message } = addAssistantTurn(messageId || crypto.randomUUID());
     const body = markdownBody();
     message.append(body);
     const view = markdownView(body);
@@ -387,9 +465,13 @@
 
   // ---- asking -----------------------------------------------------------------------------------
 
-  /** @param {string} text @param {boolean} retry */
-  async function ask(text, retry) {
-    if (!retry) addUserTurn(text);
+  /**
+   * @param {string} text @param {boolean} retry
+   * @param {boolean} [resume] follow the answer to the last question that the server is still
+   * writing (a reopened conversation) instead of asking
+   */
+  async function ask(text, retry, resume = false) {
+    if (!retry && !resume) addUserTurn(text);
     /** @type {Generation} */
     const gen = {
       text, phase: 'waiting', abort: new AbortController(), questionId: '',
@@ -411,11 +493,13 @@
       model: 'auto',
     };
     if (conversationId) request.conversation_id = conversationId;
+    if (!retry) request.messages[0].metadata.attachments = takeAttachments();
     try {
-      const response = await fetch('/backend-api/f/conversation', { // [C7.1]
+      const path = resume ? '/backend-api/f/conversation/resume' : '/backend-api/f/conversation';
+      const response = await fetch(path, { // [C7.1]
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify(request),
+        body: JSON.stringify(resume ? { conversation_id: conversationId } : request),
         signal: gen.abort.signal,
       });
       gen.questionId = response.headers.get('x-fake-question-id') || '';
@@ -489,6 +573,11 @@
    */
   function render(gen, doc) {
     if (typeof doc.conversation_id === 'string') gen.conversationId = doc.conversation_id;
+    if (gen.conversationId && gen.conversationId !== conversationId) {
+      // A new chat's URL becomes /c/<id> during streaming, once the stream names it [C6.4].
+      conversationId = gen.conversationId;
+      history.pushState(null, '', `/c/${conversationId}`);
+    }
     const message = doc.message;
     if (!isObject(message) || message.author?.role !== 'assistant') return;
     if (message.metadata?.is_visually_hidden_from_conversation) return;
@@ -654,6 +743,7 @@
     }
     updateButtons();
     report(gen.questionId, 'complete', nowEpoch(), gen.stopped);
+    if (gen.conversationId) loadSidebar(); // a new or continued chat moves to the top
   }
 
   // ---- dialogs and page states ------------------------------------------------------------------
@@ -683,22 +773,28 @@
     }, ...loginButtons()));
   }
 
-  /** @param {any} data @returns {{role: string, text: string}[]} the visible turns of a read
-   * conversation: {mapping, current_node} or {messages: [...]} [C7.8], or the fake's own
-   * {messages: [{role, text}]} */
+  /** @param {any} data @returns {{role: string, text: string, id: string,
+   * inProgress: boolean}[]} the visible turns of a read conversation: {mapping, current_node}
+   * (walked from current_node up through parent) or {messages: [...]} [C7.8], each a C7.5
+   * message: user/assistant text, not hidden, final channel, to all; status "in_progress" for
+   * an answer still being written */
   function historyTurns(data) {
     /** @param {any} message */
     const turn = (message) => {
       if (!isObject(message)) return null;
-      const role = message.role ?? message.author?.role;
+      const role = message.author?.role;
       if (role !== 'user' && role !== 'assistant') return null;
       if (message.metadata?.is_visually_hidden_from_conversation) return null;
       const content = message.content;
-      if (typeof message.text === 'string') return { role, text: message.text };
       if (!isObject(content) || content.content_type !== 'text') return null;
       if (message.channel != null && message.channel !== 'final') return null;
+      if (message.recipient != null && message.recipient !== 'all') return null;
       const parts = Array.isArray(content.parts) ? content.parts : [];
-      return { role, text: parts.filter((p) => typeof p === 'string').join('') };
+      return {
+        role, text: parts.filter((p) => typeof p === 'string').join(''),
+        id: typeof message.id === 'string' ? message.id : '',
+        inProgress: message.status === 'in_progress',
+      };
     };
     const turns = [];
     if (isObject(data?.mapping) && typeof data.current_node === 'string') {
@@ -712,7 +808,8 @@
     } else if (Array.isArray(data?.messages)) {
       for (const message of data.messages) turns.push(turn(message));
     }
-    return /** @type {{role: string, text: string}[]} */ (turns.filter((t) => t !== null));
+    return /** @type {{role: string, text: string, id: string, inProgress: boolean}[]} */ (
+      turns.filter((t) => t !== null));
   }
 
   /** @param {string} id */
@@ -723,10 +820,34 @@
       thread.append(el('p', {}, TEXT.notFound));
       return;
     }
-    for (const { role, text } of historyTurns(await response.json())) {
-      if (role === 'user') addUserTurn(text);
-      else addHistoryAnswer(text);
+    let question = '';
+    for (const { role, text, id: messageId, inProgress } of historyTurns(await response.json())) {
+      if (role === 'user') addUserTurn(question = text, messageId);
+      else if (inProgress) ask(question, false, true); // still being written: follow it
+      else addHistoryAnswer(text, messageId);
     }
+  }
+
+  /** The sidebar's conversations, newest first [C5.2]: `a[data-testid="history-item-N"]`
+   * to `/c/<id>` holding the title, loaded with GET /backend-api/conversations [C7.9] (whose
+   * body, {items: [{id, title}]}, is the fake's own). */
+  const historyItems = el('div', {});
+
+  async function loadSidebar() {
+    if (config.loggedOut) return;
+    /** @type {{id: string, title: string}[]} */
+    let items = [];
+    try {
+      const response = await fetch('/backend-api/conversations?offset=0&limit=50');
+      if (!response.ok) return;
+      const data = await response.json();
+      items = Array.isArray(data?.items) ? data.items : [];
+    } catch (error) {
+      return;
+    }
+    historyItems.replaceChildren(...items.map((item, n) => el('a', {
+      href: `/c/${encodeURIComponent(item.id)}`, 'data-testid': `history-item-${n}`,
+    }, String(item.title))));
   }
 
   function renderChrome() {
@@ -736,8 +857,9 @@
     } else {
       // Logged in: the history sidebar and the profile button [C5.2].
       shell.append(el('nav', { 'aria-label': 'Chat history' },
-        el('a', { href: '/' }, TEXT.newChat),
+        el('a', { href: '/' }, TEXT.newChat), historyItems,
         el('button', { type: 'button', 'data-testid': 'accounts-profile-button' }, svgIcon())));
+      loadSidebar();
     }
     shell.append(el('main', {}, thread, bottom));
   }

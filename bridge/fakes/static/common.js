@@ -891,6 +891,25 @@ const FakeKit = (() => {
     return lines.join('\n').replace(/\u00a0/g, ' ');
   }
 
+  /**
+   * Upload a file to the fake server (POST /__fake/upload; the real sites upload elsewhere:
+   * Gemini to content-push.googleapis.com [G7.5], ChatGPT undocumented). Resolves with the
+   * server's {id, name, size}, which the page then sends with the question.
+   * @param {File} file @returns {Promise<{id: string, name: string, size: number}>}
+   */
+  async function uploadFile(file) {
+    const response = await fetch('/__fake/upload', {
+      method: 'POST',
+      headers: {
+        'content-type': file.type || 'application/octet-stream',
+        'x-fake-file-name': encodeURIComponent(file.name),
+      },
+      body: file,
+    });
+    if (!response.ok) throw new Error(`upload failed: HTTP ${response.status}`);
+    return response.json();
+  }
+
   /** Read a fetch body as text pieces as they arrive. @param {Response} response */
   async function* textChunks(response) {
     if (!response.body) return;
@@ -906,5 +925,5 @@ const FakeKit = (() => {
   }
 
   return { config, nowEpoch, report, el, svgIcon, copyText, parseMarkdown, MarkdownView,
-    readParagraphs, textChunks, isObject, parseJson, DeltaDocument, FrameReader };
+    readParagraphs, textChunks, isObject, parseJson, DeltaDocument, FrameReader, uploadFile };
 })();

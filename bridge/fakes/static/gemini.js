@@ -28,6 +28,9 @@
     rateLimit: "You've reached your limit for today. Please try again later.",
     signIn: 'Sign in', // [G5.1]
     notFound: "This conversation couldn't be found", // unevidenced
+    upload: 'Upload & tools', // [G8.1] (ARA, 2026-09-03; earlier "Open upload file menu")
+    uploadFiles: 'Upload files', // unevidenced
+    removeFile: 'Remove file', // [G8.3] "Remove file <name>"
   };
   /** @type {typeof EN} */
   const JA = {
@@ -80,12 +83,126 @@
         'data-test-id': 'chat-history-container', id: 'chat-history', class: 'chat-history',
       });
       root.prepend(el('div', { class: 'chat-history-scroll-container' }, scroller));
+      // The virtualized history keeps its view itself when it renders or removes exchanges;
+      // the browser's own scroll anchoring would move it a second time.
+      scroller.style.overflowAnchor = 'none';
+      scroller.addEventListener('scroll', onHistoryScroll);
     }
     return scroller;
   }
 
   function scrollToEnd() {
     if (scroller) scroller.scrollTop = scroller.scrollHeight;
+  }
+
+  // ---- the virtualized history [G2.1] -----------------------------------------------------------
+  // About 10 messages are rendered: a loaded conversation shows its newest SHOWN exchanges; as the
+  // scroller nears its top, the SHOWN before them render a moment later (the view kept where it
+  // was), and beyond MOST rendered exchanges the ones at the other end are removed, kept aside so
+  // scrolling back renders the same elements again, ids and all. A new question first brings
+  // back everything below. Not modelled: the page scrolling itself back to the bottom about a
+  // second after a scroll [G2.1].
+  const SHOWN = 5;
+  const MOST = 10;
+  /** @type {HTMLElement[]} exchanges above the rendered ones, oldest first */
+  const above = [];
+  /** @type {HTMLElement[]} exchanges below the rendered ones, oldest first */
+  const below = [];
+  let loadingHistory = false;
+
+  const renderedExchanges = () => /** @type {HTMLElement[]} */ (
+    [...chatHistory().querySelectorAll(':scope > div.conversation-container')]);
+
+  /** A conversation just loaded: only its newest exchanges stay rendered. */
+  function virtualize() {
+    const rendered = renderedExchanges();
+    for (const exchange of rendered.slice(0, Math.max(0, rendered.length - SHOWN))) {
+      exchange.remove();
+      above.push(exchange);
+    }
+    scrollToEnd();
+    // A view the rendered ones do not fill cannot be scrolled up: render more at once.
+    while (above.length && scroller && scroller.scrollHeight <= scroller.clientHeight) showAbove();
+  }
+
+  function showAbove() {
+    if (!scroller || !above.length) return;
+    const height = scroller.scrollHeight;
+    scroller.prepend(...above.splice(Math.max(0, above.length - SHOWN)));
+    scroller.scrollTop += scroller.scrollHeight - height;
+    for (const exchange of renderedExchanges().slice(MOST).reverse()) {
+      exchange.remove();
+      below.unshift(exchange);
+    }
+  }
+
+  function showBelow() {
+    if (!scroller || !below.length) return;
+    scroller.append(...below.splice(0, SHOWN));
+    const rendered = renderedExchanges();
+    const height = scroller.scrollHeight;
+    for (const exchange of rendered.slice(0, Math.max(0, rendered.length - MOST))) {
+      exchange.remove();
+      above.push(exchange);
+    }
+    scroller.scrollTop -= height - scroller.scrollHeight;
+  }
+
+  function onHistoryScroll() {
+    if (loadingHistory || !scroller) return;
+    const up = above.length > 0 && scroller.scrollTop < 40;
+    const down = below.length > 0 &&
+      scroller.scrollTop + scroller.clientHeight > scroller.scrollHeight - 40;
+    if (!up && !down) return;
+    loadingHistory = true;
+    // "A moment later": a task of its own (not a timer: a background tab runs those once a
+    // second at most, which the site's network-fed rendering is not held to).
+    const later = new MessageChannel();
+    later.port1.onmessage = () => {
+      later.port1.close();
+      loadingHistory = false;
+      if (up) showAbove();
+      else showBelow();
+    };
+    later.port2.postMessage(null);
+  }
+
+  // ---- recent chats -----------------------------------------------------------------------------
+  // Links to the recent chats, from the batchexecute RPC MaZiqc [G7.4] (its payload here is the
+  // fake's own). No source shows the real sidebar's markup: a plain list of links to /app/<id>
+  // [G6.1], without classes; the inline style is looks only.
+  const recent = el('div', {
+    style: 'position: fixed; top: 0; left: 0; bottom: 0; width: 150px; overflow-y: auto; ' +
+      'padding: 8px; box-sizing: border-box; font-size: 12px; background: #f8fafd',
+  });
+
+  async function loadRecent() {
+    /** @type {any[]} */
+    let listed = [];
+    try {
+      const reply = await fetch('/_/BardChatUi/data/batchexecute?rpcids=MaZiqc&rt=c', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
+        body: 'f.req=' + encodeURIComponent(JSON.stringify([[['MaZiqc', '[]', null, 'generic']]])),
+      });
+      if (!reply.ok) return;
+      for (const frame of new FrameReader().push(await reply.text() + '\n')) {
+        for (const part of Array.isArray(frame) ? frame : []) {
+          if (Array.isArray(part) && part[1] === 'MaZiqc' && typeof part[2] === 'string') {
+            const chats = parse(part[2]);
+            if (Array.isArray(chats)) listed = chats;
+          }
+        }
+      }
+    } catch (error) {
+      return;
+    }
+    recent.replaceChildren(...listed.filter(Array.isArray).map(([id, title]) =>
+      el('a', { href: `/app/${String(id).replace(/^c_/, '')}` }, String(title))));
+    if (!recent.isConnected) {
+      document.body.append(recent);
+      root.style.marginLeft = '150px';
+    }
   }
 
   /** @returns {string} 16 hex digits, the shape of Gemini's ids [G6.1] */
@@ -104,6 +221,7 @@
         el('div', { class: 'query-text' },
           ...text.split('\n').map((line) => el('p', { class: 'query-text-line' }, line)))));
     const exchange = el('div', { class: 'conversation-container', id: hexId() }, query);
+    if (below.length) chatHistory().append(...below.splice(0)); // the newest exchanges first
     chatHistory().append(exchange);
     scrollToEnd();
     return exchange;
@@ -149,6 +267,93 @@
     footer.classList.add('complete');
   }
 
+  // ---- attachments [G8.1–G8.3] ------------------------------------------------------------------
+  // "Upload & tools" [G8.1] opens a menu whose item [data-test-id="local-images-files-uploader-
+  // button"] [G8.1] clicks the hidden trigger [data-test-id="hidden-local-file-upload-button"],
+  // which opens the chooser of a hidden file input; trigger and input exist only once the menu
+  // was opened (ARA, 2026-09-03) [G8.2]. A chosen file shows [data-test-id="file-preview"] with
+  // its name as title and in [data-test-id="file-name"], and a "Remove file <name>" button
+  // [G8.3]. No source shows an upload's progress, so the preview shows none. The file uploads
+  // to the fake's own host (the real endpoint is content-push.googleapis.com [G7.5]), and a
+  // question sent before its upload finished goes without it (the fake's choice: what Gemini
+  // does then is not documented). The menu's markup and "Upload files" are the fake's.
+
+  /** @typedef {{file: File, preview: HTMLElement, id: string, done: boolean}} Staged */
+  /** @type {Staged[]} */
+  const staged = [];
+  const previews = el('div', {});
+  /** @type {HTMLElement|null} the hidden trigger and input, made when the menu first opens */
+  let uploader = null;
+
+  /** @param {File} file */
+  function stage(file) {
+    const remove = el('button', { type: 'button', 'aria-label': `${TEXT.removeFile} ${file.name}` },
+      svgIcon());
+    const preview = el('div', { 'data-test-id': 'file-preview', title: file.name },
+      el('span', { 'data-test-id': 'file-name' }, file.name), remove);
+    /** @type {Staged} */
+    const item = { file, preview, id: '', done: false };
+    const drop = () => {
+      const index = staged.indexOf(item);
+      if (index >= 0) staged.splice(index, 1);
+      preview.remove();
+    };
+    remove.addEventListener('click', drop);
+    staged.push(item);
+    previews.append(preview);
+    FakeKit.uploadFile(file).then((stored) => {
+      item.id = stored.id;
+      item.done = true;
+    }, drop);
+  }
+
+  /** The uploaded files for the request, as HYG's client sends them ([[[id, 1], name], …]),
+   * or null; the previews leave the composer. */
+  function takeAttachments() {
+    const sent = staged.filter((s) => s.done).map((s) => [[s.id, 1], s.file.name]);
+    staged.length = 0;
+    previews.replaceChildren();
+    return sent.length ? sent : null;
+  }
+
+  function makeUploader() {
+    const input = /** @type {HTMLInputElement} */ (el('input', {
+      type: 'file', multiple: true, style: 'display: none',
+    }));
+    input.addEventListener('change', () => {
+      for (const file of Array.from(input.files || [])) stage(file);
+    });
+    const trigger = el('button', {
+      type: 'button', class: 'hidden-local-file-upload-button',
+      'data-test-id': 'hidden-local-file-upload-button', style: 'display: none',
+    });
+    trigger.addEventListener('click', () => input.click());
+    return el('div', { class: 'file-uploader' }, trigger, input); // [G8.2]
+  }
+
+  /** @returns {HTMLElement[]} the menu button and its menu */
+  function uploadControls() {
+    const menu = el('div', { hidden: true });
+    const item = el('button', {
+      type: 'button', 'data-test-id': 'local-images-files-uploader-button',
+    }, TEXT.uploadFiles);
+    menu.append(item);
+    const open = el('button', { type: 'button', 'aria-label': TEXT.upload }, svgIcon());
+    open.addEventListener('click', () => {
+      if (!uploader) {
+        uploader = makeUploader();
+        menu.after(uploader);
+      }
+      menu.hidden = !menu.hidden;
+    });
+    item.addEventListener('click', () => {
+      menu.hidden = true;
+      const trigger = uploader?.querySelector('[data-test-id="hidden-local-file-upload-button"]');
+      if (trigger instanceof HTMLElement) trigger.click();
+    });
+    return [open, menu];
+  }
+
   // ---- the composer [G1.1–G1.5] ------------------------------------------------------------------
 
   /**
@@ -192,7 +397,7 @@
       get text() { return state; },
       clear() { editor.replaceChildren(el('p', {}, el('br'))); sync(); },
     };
-    root.append(el('div', {}, el('rich-textarea', {}, editor), slot));
+    root.append(el('div', {}, ...uploadControls(), previews, el('rich-textarea', {}, editor), slot));
     updateButtons();
   }
 
@@ -328,7 +533,7 @@
     };
     generation = gen;
     updateButtons();
-    const request = [[text, 0, null, null, null, null, 0], [config.locale],
+    const request = [[text, 0, null, takeAttachments(), null, null, 0], [config.locale],
       [conversationId ? `c_${conversationId}` : '', '', '']];
     const body = 'f.req=' + encodeURIComponent(JSON.stringify([null, JSON.stringify(request)])) +
       '&at=' + encodeURIComponent('fake-at-token');
@@ -359,6 +564,7 @@
     }
     updateButtons();
     report(gen.questionId, 'complete', nowEpoch(), gen.stopped);
+    if (gen.conversationId) loadRecent(); // a new or continued chat moves to the top
   }
 
   // ---- page states ------------------------------------------------------------------------------
@@ -397,15 +603,19 @@
           content.querySelector('[role="progressbar"]')?.remove();
           view.update(turn[1]);
           view.fill();
-          complete(footer, content);
+          // An answer the server is still writing comes with a third element, false: it has
+          // no finished footer yet (how the real site shows one is not documented).
+          if (turn[2] !== false) complete(footer, content);
         }
       }
     }
+    virtualize();
   }
 
   function hydrate() {
     chatHistory();
     renderComposer();
+    loadRecent();
     if (conversationId) loadConversation(conversationId);
   }
 
