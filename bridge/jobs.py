@@ -49,7 +49,7 @@ from typing import Any, Literal, cast
 
 from bridge.errors import BridgeError
 from bridge.results import PROVIDERS, Provider
-from bridge.state import _atomic_write, _open, _read_text
+from bridge.state import open_private, read_state_text, write_atomically
 
 __all__ = [
     "KEEP_FINISHED_S",
@@ -389,12 +389,12 @@ class JobStore:
 
     def save(self, job: Job) -> None:
         text = json.dumps(job.to_record(), indent=2, ensure_ascii=False) + "\n"
-        _atomic_write(self.path(job.id), text)
+        write_atomically(self.path(job.id), text)
 
     def load(self, job_id: str) -> Job:
         path = self.path(job_id)
         try:
-            text = _read_text(path)
+            text = read_state_text(path)
         except FileNotFoundError:
             raise JobNotFound(job_id, self.dir) from None
         except UnicodeDecodeError:
@@ -451,7 +451,7 @@ class JobStore:
         """The job's lock if no process holds it (this one included), else None."""
         path = self._lock_path(job_id)
         self.dir.mkdir(parents=True, exist_ok=True)
-        fd = _open(path, os.O_CREAT | os.O_RDWR)
+        fd = open_private(path, os.O_CREAT | os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -518,7 +518,7 @@ async def _release_watch(path: Path, timeout: float) -> bool:
 
 def _watch_thread(path: Path) -> None:
     try:
-        fd = _open(path, os.O_CREAT | os.O_RDWR)
+        fd = open_private(path, os.O_CREAT | os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_SH)
             fcntl.flock(fd, fcntl.LOCK_UN)

@@ -278,3 +278,21 @@ def _write(fd: int, data: bytes | memoryview) -> int:
 
 def _read_text(path: Path) -> str:
     return path.read_text(encoding="utf-8")
+
+
+# For the other state files (bridge.jobs): the same writes and reads, through the same seam
+# (each calls the private function at call time, so a test's stand-in applies to them too).
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (a temporary file, fsync, rename)."""
+    _atomic_write(path, text)
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open`` with mode 0600: state files are the person's alone."""
+    return _open(path, flags)
+
+
+def read_state_text(path: Path) -> str:
+    return _read_text(path)
