@@ -53,23 +53,28 @@ class SendMethod:
     apply: Callable[[AskContext], Awaitable[bool]]  # False: this method cannot even try
 
 
-async def ready(ctx: AskContext) -> int:
-    """Composer present and page settled; returns the number of answers already there."""
-    wait_s = scaled(ctx.spec.input_wait_s)
+async def page_ready(ctx: AskContext, wait_s: float, what: str) -> None:
+    """The page shows its composer and has settled, or the typed reason it cannot be asked
+    (login page, Cloudflare check); ``what`` names the step for a time-out."""
     state = await ctx.page.call("whenReady", ctx.provider, int(wait_s * 1000), timeout=wait_s)
     if state == "challenge":
         raise ChallengeShown(ctx.provider)
     if state == "login":
         raise LoginRequired(ctx.provider)
     if state != "ready":
-        await dump(ctx, "input field never appeared")
-        raise StepTimeout(ctx.provider, "wait for the input field", wait_s)
+        await dump(ctx, f"{what}: never happened")
+        raise StepTimeout(ctx.provider, what, wait_s)
     # Earlier turns of an existing conversation may still be arriving (Gemini loads them
     # after its composer): wait for the page to settle before counting.
     if await ctx.page.call("needsSettle", ctx.provider):
         await ctx.page.call(
             "quiet", SETTLE_QUIET_MS, SETTLE_LIMIT_MS, timeout=SETTLE_LIMIT_MS / 1000
         )
+
+
+async def ready(ctx: AskContext) -> int:
+    """Composer present and page settled; returns the number of answers already there."""
+    await page_ready(ctx, scaled(ctx.spec.input_wait_s), "wait for the input field")
     if ctx.spec.checks_stuck_before_asking:
         gone = await ctx.page.call(
             "whenStopGone", ctx.provider, STUCK_PRECHECK_MS, timeout=STUCK_PRECHECK_MS / 1000

@@ -26,8 +26,6 @@ the tab work after them.
 
 from __future__ import annotations
 
-import asyncio
-import base64
 import contextlib
 import json
 import logging
@@ -45,7 +43,6 @@ from bridge.errors import (
     ChallengeShown,
     ConversationNotFound,
     LoginRequired,
-    RateLimited,
     StepTimeout,
 )
 from bridge.page_script import PageScript
@@ -53,6 +50,7 @@ from bridge.providers.answer_sources import AGREEMENT_THRESHOLD, agreement
 from bridge.providers.flow import connect_tab
 from bridge.providers.pack import Stream
 from bridge.providers.page_script import provider_page
+from bridge.providers.request_watch import RequestWatch, refusal, watch_requests
 from bridge.providers.specs import ProviderSpec
 from bridge.results import Provider
 from bridge.state import StateStore
@@ -427,138 +425,49 @@ def conversation_url(spec: ProviderSpec, url: str) -> str:
 # -- the page's read request, watched passively ----------------------------------------------------
 
 
-@dataclass
-class _Read:
-    request_id: str
-    url: str
-    status: int | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-    body: str | None = None
-    failed: str = ""
+async def _settled(watch: RequestWatch, wait: float) -> None:
+    """Every read seen so far finished and its body in, or ``wait`` seconds passed."""
+    deadline = time.monotonic() + wait
+    for read in list(watch.requests.values()):
+        if not await watch.finished(read, max(0.0, deadline - time.monotonic())):
+            return
 
 
-class _ReadWatch:
-    """The conversation read requests a loading page makes (C7.8), with their bodies."""
-
-    def __init__(self, tab: CdpSession, rule: Stream) -> None:
-        self.tab = tab
-        self.rule = rule
-        self.reads: dict[str, _Read] = {}
-        self.tasks: set[asyncio.Task[None]] = set()
-
-    def sent(self, params: dict[str, Any]) -> None:
-        request = params.get("request", {})
-        if self.rule.matches(str(request.get("method", "")), str(request.get("url", ""))):
-            rid = str(params["requestId"])
-            self.reads[rid] = _Read(rid, str(request.get("url", "")))
-
-    def response(self, params: dict[str, Any]) -> None:
-        read = self.reads.get(str(params.get("requestId")))
-        if read is not None:
-            response = params.get("response", {})
-            read.status = int(response.get("status", 0))
-            read.headers = {str(k).lower(): str(v) for k, v in response.get("headers", {}).items()}
-
-    def finished(self, params: dict[str, Any]) -> None:
-        read = self.reads.get(str(params.get("requestId")))
-        if read is not None:
-            task = asyncio.ensure_future(self._body(read))
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
-
-    def failed(self, params: dict[str, Any]) -> None:
-        read = self.reads.get(str(params.get("requestId")))
-        if read is not None:
-            read.failed = str(params.get("errorText") or "failed")
-            read.done.set()
-
-    async def _body(self, read: _Read) -> None:
-        try:
-            result = await self.tab.send(
-                "Network.getResponseBody", {"requestId": read.request_id}, timeout=scaled(30.0)
-            )
-            body = str(result.get("body", ""))
-            if result.get("base64Encoded"):
-                body = base64.b64decode(body).decode("utf-8", errors="replace")
-            read.body = body
-        except BridgeError as exc:  # evicted, or the tab went: the DOM still shows the turns
-            read.failed = f"body not available: {exc}"
-        finally:
-            read.done.set()
-
-    async def settled(self, wait: float) -> None:
-        """Every read seen so far finished and its body in, or ``wait`` seconds passed."""
-        pending = [r.done.wait() for r in self.reads.values() if not r.done.is_set()]
-        if pending:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*pending), wait)
-
-    def reading(self, provider: str, conversation_id: str) -> tuple[list[Turn] | None, str, int]:
-        """``(turns, why not, HTTP status)`` of the newest usable read of ``conversation_id``;
-        raises the typed error a refusal means (401, a challenge, 429)."""
-        reads = list(self.reads.values())
-        if not reads:
-            return None, "no conversation read request seen (a page served from memory, C6.5)", 0
-        for read in reads:
-            status = read.status or 0
-            if status == 401:
-                raise LoginRequired(provider)
-            if status == 403 and read.headers.get("cf-mitigated") == "challenge":
-                raise ChallengeShown(provider)
-            if status == 429:
-                raise RateLimited(
-                    provider,
-                    "HTTP 429 reading the conversation",
-                    reset=read.headers.get("retry-after"),
-                )
-        ours = [r for r in reads if _last_segment(urlsplit(r.url).path) == conversation_id]
-        if not ours:
-            return None, "the read response is for another conversation", 0
-        good = [r for r in ours if r.status == 200 and r.body is not None]
-        if not good:
-            last = ours[-1]
-            status = last.status or 0
-            why = last.failed or (f"HTTP {status}" if status else "no response")
-            return None, why, status
-        turns = READ_FORMATS[self.rule.format](good[-1].body or "")
-        if turns is None:
-            return None, f"not a {self.rule.format} body", 200
-        return turns, "", 200
-
-    async def close(self) -> None:
-        for task in list(self.tasks):
-            task.cancel()
+def _reading(
+    watch: RequestWatch, provider: str, conversation_id: str
+) -> tuple[list[Turn] | None, str, int]:
+    """``(turns, why not, HTTP status)`` of the newest usable read of ``conversation_id``;
+    raises the typed error a refusal means (401, a challenge, 429)."""
+    reads = list(watch.requests.values())
+    if not reads:
+        return None, "no conversation read request seen (a page served from memory, C6.5)", 0
+    for read in reads:
+        error = refusal(provider, read, "reading the conversation")
+        if error is not None:
+            raise error
+    ours = [r for r in reads if _last_segment(urlsplit(r.url).path) == conversation_id]
+    if not ours:
+        return None, "the read response is for another conversation", 0
+    good = [r for r in ours if r.status == 200 and r.body is not None]
+    if not good:
+        last = ours[-1]
+        status = last.status or 0
+        why = last.failed or (f"HTTP {status}" if status else "no response")
+        return None, why, status
+    turns = READ_FORMATS[watch.rule.format](good[-1].body or "")
+    if turns is None:
+        return None, f"not a {watch.rule.format} body", 200
+    return turns, "", 200
 
 
 @contextlib.asynccontextmanager
-async def _watch_reads(tab: CdpSession, rule: Stream | None) -> AsyncIterator[_ReadWatch | None]:
-    """Watch ``rule``'s requests while the block runs; the Network domain is on only
-    meanwhile (left on if it was on: another user of the tab may rely on it)."""
+async def _watch_reads(tab: CdpSession, rule: Stream | None) -> AsyncIterator[RequestWatch | None]:
+    """Watch ``rule``'s requests while the block runs (``request_watch``)."""
     if rule is None:
         yield None
         return
-    watch = _ReadWatch(tab, rule)
-    unsubscribe = [
-        tab.on("Network.requestWillBeSent", watch.sent),
-        tab.on("Network.responseReceived", watch.response),
-        tab.on("Network.loadingFinished", watch.finished),
-        tab.on("Network.loadingFailed", watch.failed),
-    ]
-    already = "Network" in tab.enabled
-    if not already:
-        await tab.send("Network.enable")
-    try:
+    async with watch_requests(tab, rule) as watch:
         yield watch
-    finally:
-        for off in unsubscribe:
-            off()
-        await watch.close()
-        if not already and tab.ended is None:
-            try:
-                await tab.send("Network.disable", timeout=scaled(5.0))
-            except BridgeError as exc:  # the page went away meanwhile
-                log.debug("Network.disable on tab %s: %s", tab.tab_id, exc)
 
 
 # -- the page ------------------------------------------------------------------------------------
@@ -696,8 +605,8 @@ async def _read(
             )
         shown = await _when_turns(page, provider, 1)
         if watch is not None:
-            await watch.settled(scaled(READ_GRACE_S))
-            network, network_why, status = watch.reading(provider, _last_segment(path))
+            await _settled(watch, scaled(READ_GRACE_S))
+            network, network_why, status = _reading(watch, provider, _last_segment(path))
             if network is not None and len(network) > shown:
                 await _when_turns(page, provider, len(network))
     if rule is None:

@@ -25,7 +25,6 @@ action or the rendered DOM gives it (docs/sites.md#answer-sources).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
@@ -37,12 +36,10 @@ from urllib.parse import urlsplit
 from bridge.browser import Browser
 from bridge.cdp import CdpSession
 from bridge.errors import (
-    BridgeError,
-    ChallengeShown,
-    LoginRequired,
     ProviderError,
     StepTimeout,
 )
+from bridge.providers import composer
 from bridge.providers import tab as tab_step
 from bridge.providers.completion import Phase, Verdict, is_suspicious_answer
 from bridge.providers.completion_loop import Observations, feed, raise_failure, watch_page
@@ -70,7 +67,6 @@ log = logging.getLogger(__name__)
 RELOAD_QUIET_S = 15.0
 #: A resumed answer past its ask's timeout still gets this long to be seen finishing.
 MIN_WATCH_S = 30.0
-_NEW_TAB_ATTEMPTS = 3
 #: ChatGPT's transient routes before the conversation id is known (SITE-FACTS C6.4).
 _TRANSIENT_IDS = ("WEB:", "local-")
 
@@ -234,7 +230,7 @@ async def _find_tab(ctx: AskContext, url: str | None, tab_id: int | None) -> Non
     spec = ctx.spec
     known = is_conversation_url(spec, url)
     if tab_id is not None:
-        found = await _attach(ctx, tab_id)
+        found = await tab_step.try_tab(ctx, tab_id)
         # The job's own tab: at its conversation, or (URL never learnt) anywhere on the site;
         # the question check below tells whether it still shows the job's conversation.
         if found is not None and (not known or _same_conversation(found[1], str(url))):
@@ -244,58 +240,20 @@ async def _find_tab(ctx: AskContext, url: str | None, tab_id: int | None) -> Non
         assert url is not None
         for info in await ctx.browser.list_tabs():
             if info.tab_id != tab_id and _same_conversation(info.url, url):
-                found = await _attach(ctx, info.tab_id)
+                found = await tab_step.try_tab(ctx, info.tab_id)
                 if found is not None:
                     ctx.session, ctx.used.tab = found[0], "open_tab"
                     return
-        ctx.session, ctx.used.tab = await _new_tab(ctx, url), "new_tab"
+        ctx.session, ctx.used.tab = await tab_step.new_tab(ctx, url), "new_tab"
         return
     raise JobLost(ctx.provider, tab_id)
-
-
-async def _attach(ctx: AskContext, tab_id: int) -> tuple[CdpSession, str] | None:
-    try:
-        async with asyncio.timeout(scaled(tab_step.REUSE_S)):
-            session = await ctx.browser.attach(tab_id)
-            href = str(await session.evaluate("location.href", timeout=scaled(4.0)))
-    except (BridgeError, TimeoutError) as exc:
-        log.info("tab %s cannot be resumed in: %s", tab_id, exc)
-        return None
-    if not href.startswith(ctx.spec.url_prefixes):
-        return None
-    return session, href
-
-
-async def _new_tab(ctx: AskContext, url: str) -> CdpSession:
-    last: BaseException | None = None
-    for attempt in range(_NEW_TAB_ATTEMPTS):
-        try:
-            async with asyncio.timeout(scaled(30.0)):
-                return await ctx.browser.new_tab(url)
-        except (BridgeError, TimeoutError) as exc:
-            last = exc
-            log.warning("new %s tab failed (attempt %d): %s", ctx.provider, attempt + 1, exc)
-    raise ProviderError(
-        ctx.provider,
-        f"could not open {url} after {_NEW_TAB_ATTEMPTS} attempts: {last}. Is the site "
-        "reachable from that browser?",
-    ) from last
 
 
 async def _ready(ctx: AskContext, deadline: float) -> None:
     """The page loaded, its earlier turns in (composer.ready without counting or the Gemini
     stuck check: a resumed answer may be one still being written)."""
     wait_s = min(scaled(ctx.spec.input_wait_s), max(1.0, deadline - time.monotonic()))
-    state = await ctx.page.call("whenReady", ctx.provider, int(wait_s * 1000), timeout=wait_s)
-    if state == "challenge":
-        raise ChallengeShown(ctx.provider)
-    if state == "login":
-        raise LoginRequired(ctx.provider)
-    if state != "ready":
-        await dump(ctx, "resumed conversation never loaded")
-        raise StepTimeout(ctx.provider, "load the conversation", wait_s)
-    if await ctx.page.call("needsSettle", ctx.provider):
-        await ctx.page.call("quiet", 250, 5000, timeout=5.0)
+    await composer.page_ready(ctx, wait_s, "load the conversation")
 
 
 async def _page_state(ctx: AskContext) -> _PageState:

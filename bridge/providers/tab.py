@@ -11,7 +11,7 @@ from bridge.errors import BridgeError, ProviderError
 from bridge.providers.context import AskContext
 from bridge.waiting import scaled
 
-__all__ = ["connect", "keep_rendering"]
+__all__ = ["connect", "keep_rendering", "new_tab", "try_tab"]
 
 log = logging.getLogger(__name__)
 
@@ -25,18 +25,18 @@ async def connect(ctx: AskContext) -> None:
     fresh = ctx.options.new_chat or entry is None
     target_url = ctx.spec.home_url if fresh or entry is None else entry.url
     if entry is not None and entry.tab_id is not None:
-        session = await _try_tab(ctx, entry.tab_id)
-        if session is not None:
-            ctx.session, ctx.used.tab = session, "session"
+        found = await try_tab(ctx, entry.tab_id)
+        if found is not None:
+            ctx.session, ctx.used.tab = found[0], "session"
     if ctx.session is None:
         for info in await ctx.browser.list_tabs():
             if info.url.startswith(ctx.spec.url_prefixes):
-                session = await _try_tab(ctx, info.tab_id)
-                if session is not None:
-                    ctx.session, ctx.used.tab = session, "open_tab"
+                found = await try_tab(ctx, info.tab_id)
+                if found is not None:
+                    ctx.session, ctx.used.tab = found[0], "open_tab"
                     break
     if ctx.session is None:
-        ctx.session = await _new_tab(ctx, target_url)
+        ctx.session = await new_tab(ctx, target_url)
         ctx.used.tab = "new_tab"
         return
     current = str(await ctx.tab.evaluate("location.href"))
@@ -61,21 +61,23 @@ async def emulate_focus(ctx: AskContext) -> None:
         ctx.used.focus_emulated = True
 
 
-async def _try_tab(ctx: AskContext, tab_id: int) -> CdpSession | None:
-    """Attach and health-check within the reuse deadline; None when the tab will not do."""
+async def try_tab(ctx: AskContext, tab_id: int) -> tuple[CdpSession, str] | None:
+    """Attach and health-check within the reuse deadline: the session and the URL it shows,
+    or None when the tab will not do (gone, unresponsive, or not on the provider's site)."""
     try:
         async with asyncio.timeout(scaled(REUSE_S)):
             session = await ctx.browser.attach(tab_id)
-            url = await session.evaluate("location.href", timeout=scaled(4.0))
+            url = str(await session.evaluate("location.href", timeout=scaled(4.0)))
     except (BridgeError, TimeoutError) as exc:
         log.info("tab %s not reusable: %s", tab_id, exc)
         return None
-    if not str(url).startswith(ctx.spec.url_prefixes):
+    if not url.startswith(ctx.spec.url_prefixes):
         return None
-    return session
+    return session, url
 
 
-async def _new_tab(ctx: AskContext, url: str) -> CdpSession:
+async def new_tab(ctx: AskContext, url: str) -> CdpSession:
+    """A new tab at ``url``, a few attempts (docs/sites.md#timeouts), else a ProviderError."""
     last: BaseException | None = None
     for attempt in range(NEW_TAB_ATTEMPTS):
         try:
@@ -86,6 +88,6 @@ async def _new_tab(ctx: AskContext, url: str) -> CdpSession:
             log.warning("new %s tab failed (attempt %d): %s", ctx.provider, attempt + 1, exc)
     raise ProviderError(
         ctx.provider,
-        f"could not open a {ctx.provider} tab after {NEW_TAB_ATTEMPTS} attempts: {last}. Is the "
-        "site reachable from that browser?",
+        f"could not open {url} after {NEW_TAB_ATTEMPTS} attempts: {last}. Is the site "
+        "reachable from that browser?",
     ) from last
