@@ -16,15 +16,13 @@ import argparse
 import asyncio
 import json
 import sys
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from bridge.bench import fake_site_runtime
 from bridge.core import Bridge
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.corpus import CorpusAnswer, corpus
 from bridge.results import Provider
-from bridge.runtime import Runtime, RuntimeOptions
 
 __all__ = ["Figure", "measure_source", "normalize", "same"]
 
@@ -98,17 +96,7 @@ async def measure_source(
 async def measure(sources: tuple[str, ...], providers: tuple[Provider, ...]) -> dict[str, object]:
     entries = corpus()
     out: dict[str, object] = {"answers": len(entries)}
-    with FakeSites() as fakes, tempfile.TemporaryDirectory(prefix="bridge-fidelity-") as tmp:
-        runtime = Runtime(
-            RuntimeOptions(
-                launch=True,
-                headless=True,
-                isolated=True,
-                chrome_args=fakes.chromium_args(),
-                state_dir=Path(tmp),
-                session_key="fidelity",
-            )
-        )
+    with fake_site_runtime("fidelity") as (fakes, runtime):
         await runtime.start()
         try:
             await runtime.relay.wait_for_link(30)

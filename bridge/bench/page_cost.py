@@ -14,13 +14,11 @@ import asyncio
 import json
 import statistics
 import sys
-import tempfile
-from pathlib import Path
 
+from bridge.bench import fake_site_runtime
 from bridge.cdp import CdpSession
-from bridge.fakes import Behaviour, FakeSites
+from bridge.fakes import Behaviour
 from bridge.results import Provider
-from bridge.runtime import Runtime, RuntimeOptions
 
 PARAGRAPH = (
     "Generators in Python produce values lazily: each call to next() resumes the function "
@@ -40,17 +38,7 @@ async def _metrics(tab: CdpSession) -> dict[str, float]:
 
 async def measure(turns: int, asks: int) -> dict[str, object]:
     out: dict[str, object] = {"turns": turns, "asks": asks}
-    with FakeSites() as fakes, tempfile.TemporaryDirectory(prefix="bridge-pagecost-") as tmp:
-        runtime = Runtime(
-            RuntimeOptions(
-                launch=True,
-                headless=True,
-                isolated=True,
-                chrome_args=fakes.chromium_args(),
-                state_dir=Path(tmp),
-                session_key="pagecost",
-            )
-        )
+    with fake_site_runtime("pagecost") as (fakes, runtime):
         await runtime.start()
         try:
             await runtime.relay.wait_for_link(30)

@@ -7,24 +7,22 @@ received.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import Client
 
 from bridge.fakes import Behaviour, FakeSites
+from tests.mcp import stdio
+from tests.mcp.stdio import owned
 from tests.providers.test_attachments import make_pdf
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 ASK_TOOLS = ("ask_chatgpt_web", "ask_gemini_web", "ask_chatgpt_gemini_web")
 
 
@@ -33,28 +31,8 @@ async def stdio_server(
     fake_sites: FakeSites, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Client]:
     state = tmp_path_factory.mktemp("mcp-files")
-    args = ["-m", "bridge.mcp", "--launch", "--headless", "--isolated", "--state-dir", str(state)]
-    args += [f"--chrome-arg={arg}" for arg in fake_sites.chromium_args()]
-    params = StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT))
-    # One task owns the client for the whole module (anyio cancel scopes; see test_transports).
-    ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
-    done = asyncio.Event()
-
-    async def own_client() -> None:
-        with open(state / "stderr.log", "w") as errlog:
-            async with Client(stdio_client(params, errlog=errlog)) as client:
-                ready.set_result(client)
-                await done.wait()
-
-    owner = asyncio.ensure_future(own_client())
-    owner.add_done_callback(
-        lambda t: ready.done() or ready.set_exception(t.exception() or RuntimeError("client ended"))
-    )
-    try:
-        yield await asyncio.wait_for(ready, 60)
-    finally:
-        done.set()
-        await asyncio.wait_for(owner, 15)
+    async for client in owned(lambda: stdio.stdio_server(fake_sites, state)):
+        yield client
 
 
 def _text(result: Any) -> str:

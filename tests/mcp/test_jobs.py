@@ -17,7 +17,6 @@ import os
 import re
 import select
 import signal
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -25,39 +24,16 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import Client
 
 from bridge.core import Bridge
 from bridge.fakes import Behaviour, FakeSites, QuestionRecord, SiteController, answer_lines
 from bridge.jobs import Job
+from tests.mcp.stdio import owned, stdio_server
 
 pytestmark = pytest.mark.e2e
 
 QUESTION = "How do I read files asynchronously in Python?"
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _params(fake_sites: FakeSites, state: Path) -> StdioServerParameters:
-    args = ["-m", "bridge.mcp", "--launch", "--headless", "--isolated", "--state-dir", str(state)]
-    args += [f"--chrome-arg={arg}" for arg in fake_sites.chromium_args()]
-    return StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT))
-
-
-@contextlib.asynccontextmanager
-async def _server(fake_sites: FakeSites, state: Path) -> AsyncIterator[Client]:
-    """A stdio server for the length of the block (entered and left by the same task). A
-    server killed inside the block is gone: leaving it only tidies the client up."""
-    state.mkdir(parents=True, exist_ok=True)
-    with open(state / "stderr.log", "a") as errlog:
-        client = Client(stdio_client(_params(fake_sites, state), errlog=errlog))
-        await client.__aenter__()
-        try:
-            yield client
-        finally:
-            with contextlib.suppress(Exception):
-                async with asyncio.timeout(15):  # in this task: its cancel scopes are ours
-                    await client.__aexit__(None, None, None)
 
 
 def _text(result: Any) -> str:
@@ -140,7 +116,7 @@ async def test_a_long_answer_survives_a_killed_server(
     fakes.chatgpt.time_scale = 0.1
     fakes.chatgpt.queue(Behaviour(duration_ms=180_000))  # three site minutes: 18 s here
     state = tmp_path / "state"
-    async with _server(fake_sites, state) as first:
+    async with stdio_server(fake_sites, state) as first:
         job = await _ask_long(first, fakes, max_wait=2)
         await _kill_owner(state, job["job"], how)
     asked = fakes.chatgpt.records[-1]
@@ -151,7 +127,7 @@ async def test_a_long_answer_survives_a_killed_server(
     async def on_progress(done: float, total: float | None, message: str | None) -> None:
         progress.append(message or "")
 
-    async with _server(fake_sites, state) as second:  # a new server, a new browser
+    async with stdio_server(fake_sites, state) as second:  # a new server, a new browser
         listed = (await second.call_tool("list_jobs", {})).structured_content or {}
         [entry] = [j for j in listed["jobs"] if j["id"] == job["job"]]
         assert (entry["status"], entry["owner_alive"]) == ("running", False)
@@ -186,11 +162,11 @@ async def test_an_answer_finished_while_no_server_ran_is_collected(
     fakes.chatgpt.time_scale = 0.03
     fakes.chatgpt.queue(Behaviour(duration_ms=180_000))  # about 5 s here
     state = tmp_path / "state"
-    async with _server(fake_sites, state) as first:
+    async with stdio_server(fake_sites, state) as first:
         job = await _ask_long(first, fakes, max_wait=1)
         await _kill_owner(state, job["job"])
     finished = await _finished(fakes.chatgpt, fakes.chatgpt.records[-1])
-    async with _server(fake_sites, state) as second:
+    async with stdio_server(fake_sites, state) as second:
         started = time.time()
         result = await second.call_tool("get_answer", {"job": job["job"], "wait": 50})
         returned_at = time.time()
@@ -213,25 +189,8 @@ async def server(
     fake_sites: FakeSites, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Client]:
     state = tmp_path_factory.mktemp("mcp-jobs")
-    # anyio cancel scopes must be left by the task that entered them, and pytest-asyncio may
-    # tear a fixture down in another task: so one task owns the client for the whole module.
-    ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
-    done = asyncio.Event()
-
-    async def own_client() -> None:
-        async with _server(fake_sites, state) as client:
-            ready.set_result(client)
-            await done.wait()
-
-    owner = asyncio.ensure_future(own_client())
-    owner.add_done_callback(
-        lambda t: ready.done() or ready.set_exception(t.exception() or RuntimeError("ended"))
-    )
-    try:
-        yield await asyncio.wait_for(ready, 60)
-    finally:
-        done.set()
-        await asyncio.wait_for(owner, 20)
+    async for client in owned(lambda: stdio_server(fake_sites, state)):
+        yield client
 
 
 async def test_asking_both_returns_the_fast_answer_and_a_job_for_the_slow_one(

@@ -21,23 +21,16 @@ from typing import Any
 import httpx2
 import pytest
 import pytest_asyncio
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from bridge.fakes import Behaviour, FakeSites
+from tests.mcp import stdio
+from tests.mcp.stdio import ROOT, owned, server_args
 
 pytestmark = pytest.mark.e2e
 
 QUESTION = "How do I read files asynchronously in Python?"
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _server_args(fake_sites: FakeSites, state: Path, *extra: str) -> list[str]:
-    args = ["-m", "bridge.mcp", "--launch", "--headless", "--isolated", "--state-dir", str(state)]
-    for arg in fake_sites.chromium_args():
-        args.append(f"--chrome-arg={arg}")
-    return [*args, *extra]
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -45,29 +38,8 @@ async def stdio_server(
     fake_sites: FakeSites, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Client]:
     state = tmp_path_factory.mktemp("mcp-stdio")
-    params = StdioServerParameters(
-        command=sys.executable, args=_server_args(fake_sites, state), cwd=str(ROOT)
-    )
-    # anyio cancel scopes must be left by the task that entered them, and pytest-asyncio may
-    # tear a fixture down in another task: so one task owns the client for the whole module.
-    ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
-    done = asyncio.Event()
-
-    async def own_client() -> None:
-        with open(state / "stderr.log", "w") as errlog:
-            async with Client(stdio_client(params, errlog=errlog)) as client:
-                ready.set_result(client)
-                await done.wait()
-
-    owner = asyncio.ensure_future(own_client())
-    owner.add_done_callback(
-        lambda t: ready.done() or ready.set_exception(t.exception() or RuntimeError("client ended"))
-    )
-    try:
-        yield await asyncio.wait_for(ready, 60)
-    finally:
-        done.set()
-        await asyncio.wait_for(owner, 15)
+    async for client in owned(lambda: stdio.stdio_server(fake_sites, state)):
+        yield client
 
 
 def _text(result: Any) -> str:
@@ -167,7 +139,7 @@ async def http_server(
     port = _free_port()
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
-        *_server_args(fake_sites, state, "--http", "--port", str(port)),
+        *server_args(fake_sites, state, "--http", "--port", str(port)),
         cwd=str(ROOT),
         stdin=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
@@ -285,7 +257,7 @@ async def test_shutdown_ends_server_and_browser_within_5s(
 ) -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
-        *_server_args(fake_sites, tmp_path),
+        *server_args(fake_sites, tmp_path),
         cwd=str(ROOT),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.DEVNULL,
