@@ -239,9 +239,10 @@
   // use a CDP click) and opens the file chooser of the form's file input that has no accept
   // filter; a second input takes images only [C8.3]. Whether the real "+" opens the chooser at
   // once or a menu first is not documented: this one opens the chooser. A chosen file shows a
-  // chip at once (a data-testid with "attachment", a "Remove file <name>" button [C8.3]),
-  // aria-busy while it uploads (what oracle's upload check reads [C8.3]); send stays disabled
-  // until every upload has finished (unevidenced). The chip's markup beyond that is the fake's.
+  // chip at once (a data-testid with "attachment", a "Remove file <name>" button [C8.3]). How
+  // the real chip shows its progress is not documented, so this one shows none: a driver must
+  // tell the upload's end by behaviour (its request ending). Send stays disabled until every
+  // upload has finished (unevidenced). The chip's markup beyond that is the fake's.
 
   /** @typedef {{file: File, chip: HTMLElement, id: string, done: boolean}} Staged */
   /** @type {Staged[]} */
@@ -253,7 +254,7 @@
   function stage(file) {
     const remove = el('button', { type: 'button', 'aria-label': `${TEXT.removeFile} ${file.name}` },
       '×');
-    const chip = el('div', { 'data-testid': 'composer-attachment', 'aria-busy': 'true' },
+    const chip = el('div', { 'data-testid': 'composer-attachment' },
       el('span', {}, file.name), remove);
     /** @type {Staged} */
     const item = { file, chip, id: '', done: false };
@@ -270,7 +271,6 @@
     FakeKit.uploadFile(file).then((stored) => {
       item.id = stored.id;
       item.done = true;
-      chip.removeAttribute('aria-busy');
       updateButtons();
     }, drop);
   }
