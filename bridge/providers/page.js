@@ -938,22 +938,7 @@
     },
 
     /** Resolve once no mutation happened for quietMs (page settled), or at timeoutMs. */
-    quiet(quietMs, timeoutMs) {
-      return new Promise((resolve) => {
-        let timer = setTimeout(done, quietMs);
-        const stop = watchMutations(() => {
-          clearTimeout(timer);
-          timer = setTimeout(done, quietMs);
-        });
-        const deadline = setTimeout(done, timeoutMs);
-        function done() {
-          clearTimeout(timer);
-          clearTimeout(deadline);
-          stop();
-          resolve(true);
-        }
-      });
-    },
+    quiet: (quietMs, timeoutMs) => settle(() => true, () => true, quietMs, timeoutMs),
 
     // ---- conversations (docs/sites.md#conversations) ----
 
