@@ -1,6 +1,6 @@
 """``python -m bridge``: terminal commands over the same core the MCP server uses.
 
-- ``python -m bridge ask "question" [--provider chatgpt|gemini|both] [--file PATH …]
+- ``python -m bridge ask "question" [--provider chatgpt|gemini|both] [--file PATH …] [--mode M]
   [--launch]``: ask once and print the answer (``--json`` for the whole result); each
   ``--file`` goes with the question (docs/sites.md#attachments).
 - ``python -m bridge relay [--launch] [--headless]``: run a relay, optionally with a
@@ -20,11 +20,13 @@ import json
 import signal
 import sys
 import time
+from typing import cast
 
 from bridge import doctor, native_install
 from bridge.errors import AttachmentRefused, BridgeError
 from bridge.providers.attachments import prepare_files
 from bridge.relay import PORT_RANGE
+from bridge.results import PROVIDERS, Provider
 from bridge.runtime import Runtime, add_runtime_arguments, options_from_args, start_error
 from bridge.waiting import scaled
 
@@ -142,12 +144,40 @@ async def _stdin_eof() -> asyncio.Future[object] | None:
     return asyncio.ensure_future(until_eof())
 
 
+def parse_modes(given: list[str]) -> dict[Provider, str]:
+    """``--mode`` values -> each provider's mode: ``thinking`` is for every provider asked,
+    ``chatgpt=thinking`` for one (docs/sites.md#modes)."""
+    modes: dict[Provider, str] = {}
+    for value in given:
+        provider, sep, mode = value.partition("=")
+        targets: list[Provider] = list(PROVIDERS)
+        if not sep:
+            mode = value
+        if sep and provider not in ("chatgpt", "gemini"):
+            raise ValueError(
+                f"--mode {value!r}: {provider!r} is no provider; write MODE or chatgpt=MODE / "
+                "gemini=MODE"
+            )
+        if not mode.strip():
+            raise ValueError(f"--mode {value!r} names no mode (e.g. --mode thinking)")
+        if sep:
+            targets = [cast(Provider, provider)]
+        for target in targets:
+            modes[target] = mode.strip()
+    return modes
+
+
 async def _ask_main(args: argparse.Namespace) -> int:
     try:  # before any browser starts: a file that cannot go costs nothing
         files = await asyncio.to_thread(prepare_files, args.file)
     except AttachmentRefused as exc:
         print(f"error [{exc.code}]: {exc}", file=sys.stderr)
         return 1
+    try:
+        modes = parse_modes(args.mode)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     options = options_from_args(args)
     options.connect_timeout = args.connect_timeout
     runtime = Runtime(options)
@@ -155,7 +185,11 @@ async def _ask_main(args: argparse.Namespace) -> int:
         await runtime.start()
         if args.provider == "both":
             both = await runtime.bridge.ask_both(
-                args.question, new_chat=args.new_chat, timeout=args.timeout, files=files
+                args.question,
+                new_chat=args.new_chat,
+                timeout=args.timeout,
+                files=files,
+                modes=modes,
             )
             if args.json:
                 print(json.dumps(both.to_dict(), ensure_ascii=False, indent=2))
@@ -166,7 +200,12 @@ async def _ask_main(args: argparse.Namespace) -> int:
                     print(f"## {provider}\n\nerror [{error.code}]: {error}\n")
             return 0 if both.results else 1
         result = await runtime.bridge.ask(
-            args.provider, args.question, new_chat=args.new_chat, timeout=args.timeout, files=files
+            args.provider,
+            args.question,
+            new_chat=args.new_chat,
+            timeout=args.timeout,
+            files=files,
+            mode=modes.get(args.provider),
         )
         print(
             json.dumps(result.to_dict(), ensure_ascii=False, indent=2)
@@ -200,6 +239,15 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PATH",
         help="a file to send with the question (repeatable): small text files go into the "
         "question, others through the site's upload; at most 10, 25 MB each, 50 MB in all",
+    )
+    ask.add_argument(
+        "--mode",
+        action="append",
+        default=[],
+        metavar="[PROVIDER=]MODE",
+        help="the site's mode to ask in, as its picker names it (e.g. thinking, instant, pro); "
+        "chatgpt=MODE or gemini=MODE for one side (repeatable). The ask fails, with nothing "
+        "sent, when the page does not show the mode chosen",
     )
     ask.add_argument(
         "--connect-timeout",

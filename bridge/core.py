@@ -12,7 +12,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -101,12 +101,16 @@ class Bridge:
         on_progress: ProgressCallback | None = None,
         answer_source: AnswerSource = "auto",
         files: Files = None,
+        mode: str | None = None,
     ) -> AskResult:
         """Ask one provider through its web UI; a typed BridgeError says what went wrong.
 
         ``files``: paths sent with the question (docs/sites.md#attachments), read and
         checked before anything is typed (``AttachmentRefused`` names the file that cannot
-        go); small text files go into the question, others through the site's upload."""
+        go); small text files go into the question, others through the site's upload.
+        ``mode``: the site's mode to ask in (docs/sites.md#modes), an item of its picker by
+        id or label; the ask fails closed (``ModeUnavailable``, ``ModeUnconfirmed``) before
+        anything is typed when the page does not show it chosen."""
         if provider not in PROVIDERS:
             raise ValueError(f"unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
         if not question.strip():
@@ -119,6 +123,7 @@ class Bridge:
             skip_thinking=skip_thinking,
             on_progress=on_progress,
             answer_source=answer_source,
+            mode=_mode_or_none(mode),
         )
         slot = (key, provider)
         async with self._lock(key, provider):
@@ -232,11 +237,12 @@ class Bridge:
         providers: Sequence[Provider] = PROVIDERS,
         on_progress: ProgressCallback | None = None,
         files: Files = None,
+        modes: Mapping[Provider, str | None] | None = None,
     ) -> BothResult:
         """Ask every provider at once; each side's answer or error, never one hiding the other.
 
         ``files`` are read once, before either side types (``AttachmentRefused`` ends the
-        call: no side asks)."""
+        call: no side asks). ``modes``: each provider's mode (docs/sites.md#modes)."""
         started = time.monotonic()
         attachments = await read_files(files)
         outcomes = await asyncio.gather(
@@ -249,6 +255,7 @@ class Bridge:
                     session_key=session_key,
                     on_progress=on_progress,
                     files=attachments,
+                    mode=(modes or {}).get(p),
                 )
                 for p in providers
             ),
@@ -267,6 +274,7 @@ class Bridge:
         timeout: float | None = None,
         session_key: str | None = None,
         files: Files = None,
+        mode: str | None = None,
     ) -> Job:
         """Start an ask that outlives the call that wants it, and return its job at once
         (``wait_job`` waits for it). Answers of thinking models take longer than MCP clients
@@ -280,7 +288,9 @@ class Bridge:
         attachments = await read_files(files)
         key = session_key or self.session_key
         timeout_s = 480.0 if timeout is None else timeout
-        job = Job.new(provider, question, key, timeout_s, new_chat=new_chat)
+        job = Job.new(
+            provider, question, key, timeout_s, new_chat=new_chat, mode=_mode_or_none(mode)
+        )
         lock: JobLock | None = None
         try:
             with contextlib.suppress(OSError):  # old records are tidied when it can be done
@@ -386,6 +396,7 @@ class Bridge:
                 session_key=job.session_key,
                 on_progress=lambda progress: self._job_progress(running, progress),
                 files=attachments,
+                mode=job.mode,
             )
         except BridgeError as exc:
             await running.recorder.fail(exc.code, str(exc))
@@ -528,3 +539,14 @@ class _RunningJob:
     listeners: list[ProgressCallback] = field(default_factory=list)
     tab: CdpSession | None = None  # the tab a resumed job reads (an ask's is in _asking)
     url_probed: bool = False
+
+
+def _mode_or_none(mode: str | None) -> str | None:
+    """A mode as given, None for none; a blank one is a mistake worth saying."""
+    if mode is None:
+        return None
+    if not mode.strip():
+        raise ValueError(
+            "the mode is empty: name one of the site's modes (e.g. thinking) or leave it out"
+        )
+    return mode.strip()

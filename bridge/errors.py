@@ -271,6 +271,41 @@ class AttachmentFailed(ProviderError):
     code = "attachment_failed"
 
 
+class ModeUnavailable(ProviderError):
+    """The mode asked for is not one the site's picker offers (or the page has no picker).
+    Raised before anything is typed; ``offered`` lists what the picker showed."""
+
+    code = "mode_unavailable"
+
+    def __init__(self, provider: str, wanted: str, problem: str, offered: list[str]) -> None:
+        choices = "; ".join(offered) if offered else "none"
+        super().__init__(
+            provider,
+            f"{provider} cannot be asked in mode {wanted!r}: {problem}. The picker offers: "
+            f"{choices}. Ask again with one of them (its name or id), or without a mode to "
+            "use the one the page has. Nothing was typed or sent.",
+        )
+        self.wanted = wanted
+        self.offered = offered
+
+
+class ModeUnconfirmed(ProviderError):
+    """bridge chose the mode but the page never showed it chosen: bridge fails closed rather
+    than ask in a mode nobody can vouch for. Raised before anything is typed."""
+
+    code = "mode_unconfirmed"
+
+    def __init__(self, provider: str, wanted: str, shown: str) -> None:
+        super().__init__(
+            provider,
+            f"{provider} did not confirm mode {wanted!r}: after choosing it the picker shows "
+            f"{shown}. Nothing was typed or sent. Look at the {provider} tab (the mode may "
+            "need a plan or be out of quota), choose the mode there or ask without one.",
+        )
+        self.wanted = wanted
+        self.shown = shown
+
+
 class SendFailed(ProviderError):
     code = "send_failed"
 

@@ -174,6 +174,7 @@ class Job:
     created_at: float  # epoch seconds
     timeout_s: float
     new_chat: bool = False
+    mode: str | None = None  # the site mode asked for (docs/sites.md#modes)
     status: JobStatus = "running"
     updated_at: float = 0.0
     owner_pid: int = 0
@@ -195,6 +196,7 @@ class Job:
         timeout_s: float,
         *,
         new_chat: bool = False,
+        mode: str | None = None,
     ) -> Job:
         now = time.time()
         pid = os.getpid()
@@ -207,6 +209,7 @@ class Job:
             updated_at=now,
             timeout_s=timeout_s,
             new_chat=new_chat,
+            mode=mode,
             owner_pid=pid,
             owner_start=process_start(pid),
         )
@@ -243,6 +246,7 @@ class Job:
             "updated_at": self.updated_at,
             "timeout_s": self.timeout_s,
             "new_chat": self.new_chat,
+            "mode": self.mode,
             "owner": {"pid": self.owner_pid, "start": self.owner_start},
             "url": self.url,
             "tab_id": self.tab_id,
@@ -269,6 +273,7 @@ class Job:
                 updated_at=float(_typed(data, "updated_at", (int, float))),
                 timeout_s=float(_typed(data, "timeout_s", (int, float))),
                 new_chat=bool(data.get("new_chat", False)),
+                mode=data.get("mode") if isinstance(data.get("mode"), str) else None,
                 status=cast(JobStatus, _typed(data, "status", str)),
                 owner_pid=int(owner["pid"]),
                 owner_start=None if owner.get("start") is None else int(owner["start"]),

@@ -69,6 +69,9 @@ class Used:
     #: ``bytes``, ``sent_as`` ("inline" in the question, "upload" through the site's
     #: control) and the ``method`` that uploaded it.
     attachments: list[dict[str, Any]] = field(default_factory=list)
+    #: The mode asked in (docs/sites.md#modes), once the page showed it chosen:
+    #: ``requested``, the picker item's ``id`` and ``label``, and ``how`` ("already", "chosen").
+    mode: dict[str, str] = field(default_factory=dict)
 
     @property
     def any_fallback(self) -> bool:

@@ -88,6 +88,10 @@ class Behaviour:
     ``data-message-author-role`` [C2.3]; ``newest`` is ``data-message-role``, the markup
     seen in late September 2026 [C2.10]: a site change as the packs must absorb it
     (an override in the state directory, no release; docs/sites.md#provider-packs)."""
+    mode_sticks: bool = True
+    """Whether a choice in the site's mode picker takes (read at page load). ``False`` is a
+    picker whose choice does not hold (a mode the account may not use): the menu closes and
+    the mode stays as it was, so a driver must look, not trust its own click."""
     upload_ms: int = 0
     """How long the fake server takes to accept each uploaded file (``POST /__fake/upload``),
     read from the default behaviour: the time a page shows the file as uploading."""

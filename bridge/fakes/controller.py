@@ -68,6 +68,10 @@ class QuestionRecord:
     """The person (or a driver) pressed stop before the answer finished."""
     files: tuple[UploadedFile, ...] = ()
     """The uploaded files the page sent with the question (its attachments)."""
+    mode: str = ""
+    """The mode the page asked in, as its request said it (ChatGPT: the body's ``model``
+    slug; Gemini: the mode its model header names). The fakes' own shapes: the real ones
+    are undocumented or opaque (docs/sites.md#modes)."""
     time_scale: float = 1.0
     """The site's clock for this answer (:attr:`SiteController.time_scale`)."""
     finished_at: float | None = None
@@ -272,7 +276,7 @@ class SiteController:
     # -- used by the fake server -----------------------------------------------------------------
 
     def open_question(
-        self, text: str, conversation_id: str | None, files: Sequence[str] = ()
+        self, text: str, conversation_id: str | None, files: Sequence[str] = (), mode: str = ""
     ) -> QuestionRecord:
         """Record a question the page sent and decide how it is answered.
 
@@ -303,6 +307,7 @@ class SiteController:
                 received_at=received_at,
                 files=tuple(self._uploads[i] for i in files if i in self._uploads),
                 time_scale=self._time_scale,
+                mode=mode,
             )
             if behaviour.state != "rate_limited":
                 exchanges = self._conversations[conversation_id]

@@ -104,6 +104,21 @@ def _question_files(body: bytes) -> list[str]:
     return [str(f[0][0]) for f in files if isinstance(f, list) and f and isinstance(f[0], list)]
 
 
+MODEL_HEADER = "x-goog-ext-525001261-jspb"
+"""The model header of the send (G7.1); the real one carries an opaque id (G7.6), the
+fake page's ``[1, null, null, null, "fake-<mode>"]``."""
+
+
+def _header_mode(value: str) -> str:
+    """The mode the fake page's model header names ("" when it names none)."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return ""
+    last = data[-1] if isinstance(data, list) and data else None
+    return last.removeprefix("fake-") if isinstance(last, str) else ""
+
+
 def gemini_app(controller: SiteController, live: Live) -> Router:
     """The ASGI app answering for ``gemini.google.com``."""
 
@@ -122,7 +137,9 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
             return JSONResponse({"error": "bad request"}, status_code=400)
         if controller.behaviour.state == "logged_out":
             return JSONResponse({"error": "unauthenticated"}, status_code=401)
-        record = controller.open_question(text, conversation_id, files)
+        record = controller.open_question(
+            text, conversation_id, files, _header_mode(request.headers.get(MODEL_HEADER, ""))
+        )
         # x-fake-state lets the page play the stuck state's hung UI (Stop does nothing).
         headers = {
             "x-fake-question-id": record.id,

@@ -63,6 +63,7 @@ def page_response(site: str, behaviour: Behaviour) -> Response:
         "markup": behaviour.markup,
         "loggedOut": behaviour.state == "logged_out",
         "hydrationMs": behaviour.hydration_ms,
+        "modeSticks": behaviour.mode_sticks,
     }
     # "</" inside a <script> block would end it early, whatever the JSON says.
     config_json = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")

@@ -77,6 +77,16 @@ Files = Annotated[
         "in all (docs/sites.md#attachments).",
     ),
 ]
+Mode = Annotated[
+    str | None,
+    Field(
+        description="The site's mode to ask in, as its mode picker names it: an item's "
+        "label or id, e.g. 'thinking', 'instant', 'gpt-5-5-pro' (ChatGPT) or 'fast', "
+        "'thinking', 'pro' (Gemini). bridge chooses it in the picker and asks only once the "
+        "page shows it chosen; otherwise the call fails (mode_unavailable lists the modes "
+        "offered, mode_unconfirmed) with nothing sent. Leave it out to use the page's mode.",
+    ),
+]
 Target = Annotated[
     str, Field(description="'chatgpt', 'gemini', or a tab id (a number) from the browser.")
 ]
@@ -144,11 +154,12 @@ def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> 
         ctx: Context,
         files: list[str] | None = None,
         max_wait: float = DEFAULT_MAX_WAIT_S,
+        mode: str | None = None,
     ) -> CallToolResult:
         bridge = get_bridge()
         try:
             job = await bridge.start_job(
-                provider, question, new_chat=new_chat, timeout=timeout, files=files
+                provider, question, new_chat=new_chat, timeout=timeout, files=files, mode=mode
             )
         except BridgeError as exc:
             raise _tool_error(exc) from exc
@@ -164,6 +175,7 @@ def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> 
         timeout: Timeout = None,
         files: Files = None,
         max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
+        mode: Mode = None,
     ) -> CallToolResult:
         """Ask ChatGPT (chatgpt.com) in the user's browser and return its answer.
 
@@ -171,7 +183,7 @@ def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> 
         conversation url, step timings and how the answer was obtained. An answer not done
         within max_wait seconds comes back as a job: collect it with get_answer.
         """
-        return await ask_one("chatgpt", question, new_chat, timeout, ctx, files, max_wait)
+        return await ask_one("chatgpt", question, new_chat, timeout, ctx, files, max_wait, mode)
 
     @server.tool()
     async def ask_gemini_web(
@@ -181,6 +193,7 @@ def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> 
         timeout: Timeout = None,
         files: Files = None,
         max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
+        mode: Mode = None,
     ) -> CallToolResult:
         """Ask Gemini (gemini.google.com) in the user's browser and return its answer.
 
@@ -188,7 +201,7 @@ def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> 
         conversation url, step timings and how the answer was obtained. An answer not done
         within max_wait seconds comes back as a job: collect it with get_answer.
         """
-        return await ask_one("gemini", question, new_chat, timeout, ctx, files, max_wait)
+        return await ask_one("gemini", question, new_chat, timeout, ctx, files, max_wait, mode)
 
     @server.tool()
     async def ask_chatgpt_gemini_web(
@@ -198,6 +211,8 @@ def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> 
         timeout: Timeout = None,
         files: Files = None,
         max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
+        chatgpt_mode: Mode = None,
+        gemini_mode: Mode = None,
     ) -> CallToolResult:
         """Ask ChatGPT and Gemini at once (recommended default) and return both answers.
 
@@ -209,9 +224,15 @@ def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> 
         started = asyncio.get_running_loop().time()
         try:
             attachments = await read_files(files)  # once for both; refused before either asks
+            modes = {"chatgpt": chatgpt_mode, "gemini": gemini_mode}
             jobs = [
                 await bridge.start_job(
-                    provider, question, new_chat=new_chat, timeout=timeout, files=attachments
+                    provider,
+                    question,
+                    new_chat=new_chat,
+                    timeout=timeout,
+                    files=attachments,
+                    mode=modes[provider],
                 )
                 for provider in PROVIDER_ORDER
             ]

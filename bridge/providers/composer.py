@@ -30,7 +30,9 @@ __all__ = [
     "InputMethod",
     "SendMethod",
     "click_send",
+    "press_key",
     "ready",
+    "trusted_click",
     "type_question",
 ]
 
@@ -135,11 +137,14 @@ async def type_question(ctx: AskContext, methods: Sequence[InputMethod]) -> None
     )
 
 
+_KEY_CODES = {"Enter": 13, "Escape": 27}
+
+
 async def press_key(ctx: AskContext, key: str, *, shift: bool = False) -> None:
     base: dict[str, Any] = {
         "key": key,
         "code": key,
-        "windowsVirtualKeyCode": 13 if key == "Enter" else 0,
+        "windowsVirtualKeyCode": _KEY_CODES.get(key, 0),
     }
     if shift:
         base["modifiers"] = 8
@@ -156,15 +161,21 @@ async def _script_click(ctx: AskContext) -> bool:
     return bool(await ctx.page.call("clickSend", ctx.provider))
 
 
-async def _mouse_click(ctx: AskContext) -> bool:
-    target = await ctx.page.call("sendTarget", ctx.provider)
-    if not target or target.get("disabled"):
-        return False
+async def trusted_click(ctx: AskContext, target: dict[str, Any]) -> None:
+    """A real mouse click (CDP ``Input``) at ``target``'s ``x``/``y``: what sites that ignore
+    synthetic clicks need (C1.13). It moves no focus to the window."""
     for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
         params: dict[str, Any] = {"type": kind, "x": target["x"], "y": target["y"]}
         if kind != "mouseMoved":
             params.update(button="left", clickCount=1)
         await ctx.tab.send("Input.dispatchMouseEvent", params)
+
+
+async def _mouse_click(ctx: AskContext) -> bool:
+    target = await ctx.page.call("sendTarget", ctx.provider)
+    if not target or target.get("disabled"):
+        return False
+    await trusted_click(ctx, target)
     return True
 
 

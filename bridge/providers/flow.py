@@ -30,6 +30,7 @@ from bridge.providers.composer import INPUT_METHODS, SEND_METHODS, InputMethod, 
 from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
 from bridge.providers.extraction import extract
+from bridge.providers.modes import choose_mode
 from bridge.providers.network_answer import answer_stream
 from bridge.providers.specs import AskOptions, ProviderSpec, provider_spec
 from bridge.providers.uploads import ATTACH_METHODS, AttachMethod, attach_files
@@ -96,6 +97,10 @@ async def run_ask(
     await tab.keep_rendering(ctx)
     initial = await composer.ready(ctx)
     t.wait_input_ms = lap()
+    if options.mode:
+        # Before files and text: a mode that cannot be confirmed ends the ask with nothing sent.
+        await ctx.progress("mode")
+        ctx.used.mode = await choose_mode(ctx, options.mode)
     if files:
         # Uploads first, and finished, so the send never races them (input_ms includes it).
         await ctx.progress("attach")

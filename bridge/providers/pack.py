@@ -157,6 +157,11 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "file_input": _f("css"),
         "attachment_chip": _f("css"),
         "upload_busy": _f("css"),
+        # The mode picker (docs/sites.md#modes, bridge.providers.modes).
+        "mode_button": _f("css"),
+        "mode_item": _f("css"),
+        "mode_label": _f("css"),
+        "mode_selected": _f("css"),
         "conversation_list": _f("css"),
         "conversation_item": _f("css"),
         "history_scroller": _f("css"),
@@ -178,6 +183,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "turn_labels": _f("texts"),
         "challenge_title": _f("regex"),
         "challenge_body": _f("regex"),
+        "mode_id_prefixes": _f("texts"),
     },
     "network": {
         "answer_stream": _f("stream", True),

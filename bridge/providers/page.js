@@ -1125,6 +1125,68 @@
       return false;
     },
 
+    // ---- the mode picker (docs/sites.md#modes) --------------------------------------------
+
+    /**
+     * The visible items of the site's mode menu (selectors.mode_item, outermost matches):
+     * each one's ``id`` (data-mode-id, else its test id without a prefix of
+     * texts.mode_id_prefixes), ``label`` (its selectors.mode_label, else its text),
+     * ``selected`` (it or something in it matches selectors.mode_selected) and ``disabled``.
+     */
+    modeItems(p) {
+      const S = siteOf(p).pack.sel;
+      const T = siteOf(p).pack.texts;
+      const found = all(S.mode_item).filter(visible);
+      const items = found.filter((el) => !found.some((o) => o !== el && o.contains(el)));
+      const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+      const idOf = (el) => {
+        const direct = el.getAttribute('data-mode-id');
+        if (direct) return direct;
+        const testId = el.getAttribute('data-testid') || el.getAttribute('data-test-id') || '';
+        const prefix = (T.mode_id_prefixes || []).find((x) => testId.startsWith(x));
+        return prefix ? testId.slice(prefix.length) : '';
+      };
+      return items.map((el) => {
+        const label = S.mode_label ? firstOf(S.mode_label, el) : null;
+        return {
+          id: idOf(el),
+          label: clean((label || el).textContent),
+          selected: matchesAny(el, S.mode_selected) ||
+            (!!S.mode_selected && !!el.querySelector(joined(S.mode_selected))),
+          disabled: isDisabled(el) || isDisabled(el.closest('[aria-disabled]')),
+        };
+      });
+    },
+    /** The centre of mode item ``index`` (in modeItems order) for a trusted click. */
+    modeItemTarget(p, index) {
+      const S = siteOf(p).pack.sel;
+      const found = all(S.mode_item).filter(visible);
+      const el = found.filter((e) => !found.some((o) => o !== e && o.contains(e)))[index];
+      if (!el) return null;
+      el.scrollIntoView({ block: 'nearest' });
+      const r = el.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2, disabled: isDisabled(el) };
+    },
+    /** Resolve once the mode menu shows ('open', ``open`` true) or shows no item ('closed'),
+     * re-checking on every mutation; '' at timeoutMs. */
+    whenModeMenu(p, open, timeoutMs) {
+      const S = siteOf(p).pack.sel;
+      return waitUntil(() => {
+        const shown = all(S.mode_item).some(visible);
+        if (open) return shown ? 'open' : '';
+        return shown ? '' : 'closed';
+      }, timeoutMs);
+    },
+    /** After a click on an item: 'selected' once the item ``index`` shows selected while the
+     * menu stays open, 'closed' once the menu closed (then it is opened again to look). */
+    whenModeChosen(p, index, timeoutMs) {
+      return waitUntil(() => {
+        const items = api.modeItems(p);
+        if (!items.length) return 'closed';
+        return items[index] && items[index].selected ? 'selected' : '';
+      }, timeoutMs);
+    },
+
     // ---- files with the question (docs/sites.md#attachments) -----------------------------
 
     /** The centre of the newest visible element of the pack's selector list ``name``,

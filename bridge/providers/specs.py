@@ -216,3 +216,6 @@ class AskOptions:
     #: then copy, then DOM, each checked against the page; naming one source returns its
     #: reading unchecked (how bridge.bench.fidelity measures each).
     answer_source: AnswerSource = "auto"
+    #: The site's mode to ask in (docs/sites.md#modes): an item of its picker, by id or
+    #: label ("thinking", "gpt-5-5-instant", "Pro"); None asks in the mode the page has.
+    mode: str | None = None

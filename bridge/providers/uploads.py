@@ -31,6 +31,7 @@ from typing import Any
 from bridge.cdp import CdpSession, JavaScriptError
 from bridge.errors import AttachmentFailed, BridgeError, BridgeTimeout
 from bridge.providers.attachments import KB, FilePart
+from bridge.providers.composer import trusted_click
 from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
 from bridge.waiting import Waiter, scaled
@@ -276,11 +277,7 @@ async def _click(ctx: AskContext, name: str) -> None:
             f"the {ctx.provider} page shows no upload control (selectors.{name}) after "
             f"{wait_s:.0f}s; is a dialog in the way? Look at the tab, then ask again.",
         )
-    for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
-        params: dict[str, Any] = {"type": kind, "x": target["x"], "y": target["y"]}
-        if kind != "mouseMoved":
-            params.update(button="left", clickCount=1)
-        await ctx.tab.send("Input.dispatchMouseEvent", params)
+    await trusted_click(ctx, target)
 
 
 async def _find_input(ctx: AskContext) -> _Input | None:

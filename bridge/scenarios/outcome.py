@@ -24,6 +24,8 @@ __all__ = [
 # phases.
 _STEP_OF_PHASE = {
     "connect": "connect",
+    "mode": "input",  # choosing the mode and uploading files prepare the input
+    "attach": "input",
     "input": "input",
     "send": "send",
     "waiting": "wait",

@@ -87,7 +87,20 @@
     retry: 'Erneut versuchen', // [C5.8]
   };
   const TEXT = config.locale === 'ja' ? JA : config.locale === 'de' ? DE : EN;
-  const MODEL_SLUG = 'gpt-5-thinking';
+  // The modes of the picker [C8.1, C8.2]: slugs as the per-model test ids show them
+  // (model-switcher-gpt-5-5-thinking, model-switcher-gpt-5-5-instant) and `?model=auto` [C6.3];
+  // the labels are unevidenced.
+  const MODES = [
+    { slug: 'auto', label: 'Auto' },
+    { slug: 'gpt-5-5-instant', label: 'Instant' },
+    { slug: 'gpt-5-5-thinking', label: 'Thinking' },
+    { slug: 'gpt-5-5-pro', label: 'Pro' },
+  ];
+  /** `?model=<slug>` pre-selects a model [C6.3]; the picker changes it. */
+  let modeSlug = (() => {
+    const asked = new URLSearchParams(location.search).get('model');
+    return MODES.some((m) => m.slug === asked) ? /** @type {string} */ (asked) : 'auto';
+  })();
 
   const shell = el('div', {});
   document.body.prepend(shell);
@@ -306,6 +319,51 @@
     return { plus, inputs: [generic, images] };
   }
 
+  /**
+   * The model picker [C8.1]: the composer pill `button.__composer-pill[aria-haspopup="menu"]`
+   * showing the current mode opens a `[role="menu"][data-radix-collection-root]` of
+   * `[role="menuitemradio"]` items with `data-testid="model-switcher-<slug>"` and
+   * `aria-checked` [C8.2]. A choice closes the menu; Escape or a second click closes it too.
+   * With the behaviour's `modeSticks` false a choice does not hold (the mode stays).
+   */
+  function modePicker() {
+    const labelOf = () => (MODES.find((m) => m.slug === modeSlug) || MODES[0]).label;
+    const pill = el('button', {
+      type: 'button', class: '__composer-pill', 'aria-haspopup': 'menu', 'aria-expanded': 'false',
+    }, labelOf());
+    /** @type {HTMLElement|null} */
+    let menu = null;
+    const close = () => {
+      if (!menu) return;
+      menu.remove();
+      menu = null;
+      pill.setAttribute('aria-expanded', 'false');
+    };
+    const open = () => {
+      menu = el('div', { role: 'menu', 'data-radix-collection-root': '', class: 'mode-menu' },
+        ...MODES.map((m) => {
+          const item = el('div', {
+            role: 'menuitemradio', 'data-testid': `model-switcher-${m.slug}`,
+            'aria-checked': String(m.slug === modeSlug), tabindex: '-1',
+          }, m.label);
+          item.addEventListener('click', () => {
+            if (config.modeSticks !== false) modeSlug = m.slug;
+            pill.textContent = labelOf();
+            close();
+          });
+          return item;
+        }));
+      const r = pill.getBoundingClientRect();
+      menu.style.left = `${r.left}px`;
+      menu.style.bottom = `${window.innerHeight - r.top + 4}px`;
+      document.body.append(menu);
+      pill.setAttribute('aria-expanded', 'true');
+    };
+    pill.addEventListener('click', () => (menu ? close() : open()));
+    document.addEventListener('keydown', (event) => { if (event.key === 'Escape') close(); });
+    return pill;
+  }
+
   function renderComposer() {
     const makeInput = config.inputKind === 'textarea' ? textareaInput : proseMirrorInput;
     const input = makeInput(updateButtons, submit);
@@ -344,7 +402,7 @@
     const attach = attachmentControls();
     const form = el('form', { 'data-type': 'unified-composer' }, // [C1.14]
       el('div', { id: 'composer-background' }, // [C1.14]
-        attach.plus, chips, fallback, input.element, el('div', {}, dictate, slot)),
+        attach.plus, modePicker(), chips, fallback, input.element, el('div', {}, dictate, slot)),
       ...attach.inputs);
     form.addEventListener('submit', (event) => { event.preventDefault(); submit(); });
     composer = { input, submit: submitButton, speech, slot };
@@ -417,7 +475,7 @@
   function addAssistantTurn(messageId) {
     const message = el('div', {
       [ROLE]: 'assistant', 'data-message-id': messageId,
-      'data-message-model-slug': MODEL_SLUG, // [C2.3]
+      'data-message-model-slug': modeSlug, // [C2.3]
     });
     const turn = el('section', {
       'data-turn': 'assistant', 'data-testid': `conversation-turn-${++turnCount}`, dir: 'auto',
@@ -490,7 +548,7 @@
         content: { content_type: 'text', parts: [text] }, metadata: {},
       }],
       parent_message_id: crypto.randomUUID(),
-      model: 'auto',
+      model: modeSlug, // the fake's own field: the real body's model field is undocumented
     };
     if (conversationId) request.conversation_id = conversationId;
     if (!retry) request.messages[0].metadata.attachments = takeAttachments();

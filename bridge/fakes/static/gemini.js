@@ -354,6 +354,67 @@
     return [open, menu];
   }
 
+  // ---- the mode picker [G1.6] ----------------------------------------------------------------------
+
+  // Fast / Thinking / Pro, with option ids bard-mode-option-fast and -thinking as public drivers
+  // click them [G1.6, docs/sites.md#modes]; -pro and the descriptions are unevidenced.
+  const MODES = [
+    { id: 'fast', label: 'Fast', about: 'Answers quickly' },
+    { id: 'thinking', label: 'Thinking', about: 'Solves complex problems' },
+    { id: 'pro', label: 'Pro', about: 'Thinks longer for advanced math and code' },
+  ];
+  let modeId = 'fast';
+
+  /**
+   * The mode switch `button[data-test-id="bard-mode-menu-button"]` opens
+   * `gem-menu[data-test-id="gem-mode-menu"][role="menu"]` in an overlay pane, one
+   * `gem-menu-item[role="menuitem"]` per mode (`data-test-id="bard-mode-option-<id>"`,
+   * `data-mode-id`), its name in `.label`, the chosen one's `gem-menu-item-content` with class
+   * `selected` [G1.6]. A choice closes the menu; so do Escape and a second click. With the
+   * behaviour's `modeSticks` false a choice does not hold.
+   */
+  function modePicker() {
+    const labelOf = () => (MODES.find((m) => m.id === modeId) || MODES[0]).label;
+    const primary = el('span', { class: 'picker-primary-text' }, labelOf());
+    const button = el('button', {
+      type: 'button', class: 'input-area-switch', 'data-test-id': 'bard-mode-menu-button',
+      'aria-label': 'Open mode picker', 'aria-haspopup': 'menu', 'aria-expanded': 'false',
+    }, primary);
+    /** @type {HTMLElement|null} */
+    let pane = null;
+    const close = () => {
+      if (!pane) return;
+      pane.remove();
+      pane = null;
+      button.setAttribute('aria-expanded', 'false');
+    };
+    const open = () => {
+      const items = MODES.map((m) => {
+        const item = el('gem-menu-item', {
+          role: 'menuitem', 'data-test-id': `bard-mode-option-${m.id}`, 'data-mode-id': m.id,
+          tabindex: '-1',
+        }, el('gem-menu-item-content', { class: m.id === modeId ? 'selected' : '' },
+          el('span', { class: 'label' }, m.label), el('span', { class: 'description' }, m.about)));
+        item.addEventListener('click', () => {
+          if (config.modeSticks !== false) modeId = m.id;
+          primary.textContent = labelOf();
+          close();
+        });
+        return item;
+      });
+      pane = el('div', { class: 'cdk-overlay-pane' },
+        el('gem-menu', { 'data-test-id': 'gem-mode-menu', role: 'menu' }, ...items));
+      const r = button.getBoundingClientRect();
+      pane.style.left = `${r.left}px`;
+      pane.style.bottom = `${window.innerHeight - r.top + 4}px`;
+      document.body.append(pane);
+      button.setAttribute('aria-expanded', 'true');
+    };
+    button.addEventListener('click', () => (pane ? close() : open()));
+    document.addEventListener('keydown', (event) => { if (event.key === 'Escape') close(); });
+    return button;
+  }
+
   // ---- the composer [G1.1–G1.5] ------------------------------------------------------------------
 
   /**
@@ -397,7 +458,7 @@
       get text() { return state; },
       clear() { editor.replaceChildren(el('p', {}, el('br'))); sync(); },
     };
-    root.append(el('div', {}, ...uploadControls(), previews, el('rich-textarea', {}, editor), slot));
+    root.append(el('div', {}, ...uploadControls(), previews, el('rich-textarea', {}, editor), modePicker(), slot));
     updateButtons();
   }
 
@@ -506,6 +567,9 @@
       xhr.open('POST', `${STREAM_PATH}?${params}`);
       xhr.setRequestHeader('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
       xhr.setRequestHeader('x-same-domain', '1');
+      // The model header [G7.1] carries an opaque id on the real site [G7.6]; the fake's
+      // names its mode.
+      xhr.setRequestHeader('x-goog-ext-525001261-jspb', JSON.stringify([1, null, null, null, `fake-${modeId}`]));
       xhr.addEventListener('readystatechange', () => {
         if (xhr.readyState === XMLHttpRequest.HEADERS_RECEIVED) {
           gen.questionId = xhr.getResponseHeader('x-fake-question-id') || '';
