@@ -72,6 +72,9 @@ class Used:
     #: The mode asked in (docs/sites.md#modes), once the page showed it chosen:
     #: ``requested``, the picker item's ``id`` and ``label``, and ``how`` ("already", "chosen").
     mode: dict[str, str] = field(default_factory=dict)
+    #: The model that answered, as the site's answer stream names it (ChatGPT's
+    #: ``metadata.model_slug``, SITE-FACTS C7.5); "" when the stream does not say.
+    model: str = ""
 
     @property
     def any_fallback(self) -> bool:

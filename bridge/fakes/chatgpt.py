@@ -41,6 +41,14 @@ RETRY_AFTER_S = 60
 """What the fake's 429 says in ``retry-after`` (SITE-FACTS C5.10)."""
 
 
+def _wire(record: QuestionRecord, title: str | None) -> ChatGPTWire:
+    """The stream's writer; its messages name the model that answers (``model_slug``, C7.5):
+    the mode the page asked in, or the wire's default for ``auto`` (the site routes it)."""
+    if record.mode and record.mode != "auto":
+        return ChatGPTWire(record.conversation_id, title=title, model=record.mode)
+    return ChatGPTWire(record.conversation_id, title=title)
+
+
 async def _answer_stream(
     record: QuestionRecord,
     controller: SiteController,
@@ -51,7 +59,7 @@ async def _answer_stream(
     behaviour = record.behaviour
     scale = record.time_scale  # the site's clock: durations are site time
     interval = behaviour.chunk_pause_ms(len(record.answer)) * scale / 1000
-    wire = ChatGPTWire(record.conversation_id, title=title)
+    wire = _wire(record, title)
     yield wire.preamble()
     if behaviour.state == "error_turn":
         yield wire.answer_start(record.id)
@@ -83,7 +91,7 @@ async def _answer_stream(
 
 async def _replay(record: QuestionRecord, text: str) -> AsyncIterator[str]:
     """A finished answer as one whole stream: a resume that came just after it ended."""
-    wire = ChatGPTWire(record.conversation_id)
+    wire = _wire(record, None)
     yield wire.preamble()
     yield wire.answer_start(record.id)
     if text:

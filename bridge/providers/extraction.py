@@ -46,6 +46,8 @@ async def _network(ctx: AskContext) -> Candidate:
     answer, why = await ctx.stream.answer(scaled(STREAM_GRACE_S))
     if answer is None:
         return Candidate("network", "", why_not=why)
+    if answer.model:
+        ctx.used.model = answer.model  # which model answered, whichever source wins
     return Candidate("network", answer.text, complete=answer.complete)
 
 

@@ -39,6 +39,9 @@ class StreamAnswer:
     error_code: int | None
     """Gemini's wire error code (SITE-FACTS G5.5: 1037 usage limit, 1013, 1050, 1052, 1060),
     else None."""
+    model: str | None = None
+    """The model that answered, as the stream names it (ChatGPT's ``metadata.model_slug``,
+    C7.5), else None. Gemini's stream names it too (G7.6) at no documented place."""
 
 
 #: Gemini's wire error codes and what the sources say they mean (SITE-FACTS G5.5).
@@ -251,6 +254,8 @@ class _ChatGPTReader:
         status = _plain(found.get("status"))
         finished = isinstance(status, str) and status.startswith("finished")
         message_id = found.get("id")
+        metadata = found.get("metadata")
+        model = _plain(metadata.get("model_slug")) if isinstance(metadata, dict) else None
         return StreamAnswer(
             text=_message_text(found),
             complete=finished or self.stream_complete,
@@ -258,6 +263,7 @@ class _ChatGPTReader:
             message_id=message_id if isinstance(message_id, str) else None,
             error=self.error,
             error_code=None,
+            model=model if isinstance(model, str) and model else None,
         )
 
 

@@ -143,11 +143,20 @@ async def _page_state(bridge: Bridge, provider: Provider) -> dict[str, object]:
 
 @pytest.mark.e2e
 @pytest.mark.parametrize(
-    ("provider", "wanted", "sent_as", "label"),
-    [("chatgpt", "thinking", "gpt-5-5-thinking", "Thinking"), ("gemini", "pro", "pro", "Pro")],
+    ("provider", "wanted", "sent_as", "label", "answered_by"),
+    [
+        ("chatgpt", "thinking", "gpt-5-5-thinking", "Thinking", "gpt-5-5-thinking"),
+        ("gemini", "pro", "pro", "Pro", ""),  # Gemini's stream names no model where known
+    ],
 )
 async def test_the_mode_is_chosen_confirmed_and_reaches_the_site(
-    bridge: Bridge, fakes: FakeSites, provider: Provider, wanted: str, sent_as: str, label: str
+    bridge: Bridge,
+    fakes: FakeSites,
+    provider: Provider,
+    wanted: str,
+    sent_as: str,
+    label: str,
+    answered_by: str,
 ) -> None:
     sent = site(fakes, provider)
     first = await bridge.ask(provider, "Which mode answers this?", new_chat=True, mode=wanted)
@@ -159,6 +168,7 @@ async def test_the_mode_is_chosen_confirmed_and_reaches_the_site(
         "how": "chosen",
     }
     assert first.answer.startswith(sent.records[-1].answer.splitlines()[0])
+    assert first.used.model == answered_by  # the stream's own word on who answered (C7.5)
     # The same mode again in the same conversation: seen chosen, not clicked again.
     second = await bridge.ask(provider, "And this one?", mode=sent_as)
     assert second.used.mode["how"] == "already"

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bridge.fakes.wire import (
+    ChatGPTWire,
     GeminiWire,
     chatgpt_body,
     chatgpt_events,
@@ -207,7 +208,9 @@ TRAILER = [["di", 80], ["af.httprm", 79, "-5383267747995074321", 35]]
 
 def test_a_stream_shaped_like_the_real_one_gives_the_answer() -> None:
     answer = chatgpt_answer(REAL_BODY)
-    assert answer == StreamAnswer(REAL_TEXT, True, CONVERSATION, ANSWER_ID, None, None)
+    assert answer == StreamAnswer(
+        REAL_TEXT, True, CONVERSATION, ANSWER_ID, None, None, model="gpt-5-2"
+    )
 
 
 def test_the_full_add_form_and_shorthand_appends_c7_3() -> None:
@@ -524,7 +527,7 @@ def test_chatgpt_round_trip(chunks: list[str], batch_every: int, thinking: bool)
         batch_every=batch_every,
     )
     assert chatgpt_answer(body) == StreamAnswer(
-        "".join(chunks), True, CONVERSATION, ANSWER_ID, None, None
+        "".join(chunks), True, CONVERSATION, ANSWER_ID, None, None, model="gpt-5-thinking"
     )
 
 
@@ -755,3 +758,13 @@ def test_gemini_truncated_round_trip_reads_a_prefix(chunks: list[str], data: st.
     assert parsed is not None
     sent = "".join(chunks[: upto - 1])
     assert parsed.text == sent or (parsed.text == "" and not sent)
+
+
+def test_the_answering_model_is_read_from_the_message_metadata() -> None:
+    """C7.5: the answer message's ``metadata.model_slug`` names the model that answered."""
+    wire = ChatGPTWire("c-1", model="gpt-5-5-instant")
+    body = wire.preamble() + wire.answer_start("m-1") + wire.append("Hi.") + wire.finish()
+    answer = chatgpt_answer(body)
+    assert answer is not None and answer.model == "gpt-5-5-instant"
+    unnamed = chatgpt_answer(body.replace('"model_slug": "gpt-5-5-instant", ', ""))
+    assert unnamed is not None and unnamed.model is None and unnamed.text == "Hi."
