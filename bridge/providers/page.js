@@ -70,16 +70,36 @@
   const norm = (s) => (s || '').replace(/\s+/g, '');
   const joined = (list) => list.join(', ');
 
-  /** Every element matching any selector of the list, in document order, each once. */
+  /**
+   * Whole-document query results that are still true: set by ``watch`` while it builds a
+   * report, and kept from one report to the next only while every mutation in between was
+   * inside the newest answer's text (a streamed chunk cannot add a button, a dialog or a
+   * message outside it). A query over a 1 MB conversation costs about a millisecond, and a
+   * report makes a dozen of them: without this, each streamed chunk would cost bridge time
+   * in proportion to the conversation's length (bridge.bench.page_cost measures it).
+   */
+  let queryCache = null;
+  function queryAll(root, selector) {
+    if (root !== document || !queryCache) return [...root.querySelectorAll(selector)];
+    let hit = queryCache.get(selector);
+    if (!hit) {
+      hit = [...document.querySelectorAll(selector)];
+      queryCache.set(selector, hit);
+    }
+    return hit;
+  }
+
+  /** Every element matching any selector of the list, in document order, each once. The
+   * array may be shared (see queryCache): callers never change it. */
   function all(list, root = document) {
     if (!list || !root) return [];
-    return [...root.querySelectorAll(joined(list))];
+    return queryAll(root, joined(list));
   }
   /** Ordered candidates: the newest element of the first selector that matches. */
   function firstOf(list, root = document) {
     if (!list) return null;
     for (const s of list) {
-      const found = last(root.querySelectorAll(s));
+      const found = last(queryAll(root, s));
       if (found) return found;
     }
     return null;
@@ -504,7 +524,12 @@
       },
       skipButton() {
         if (!T.skip_thinking_labels) return null;
-        return last([...document.querySelectorAll('button')].filter((b) => labelIs(b, T.skip_thinking_labels)));
+        // Every button's label is read: kept with the report's cached queries (queryCache).
+        const key = '\u0000skipButton';
+        if (queryCache && queryCache.has(key)) return queryCache.get(key);
+        const found = last(queryAll(document, 'button').filter((b) => labelIs(b, T.skip_thinking_labels)));
+        if (queryCache) queryCache.set(key, found);
+        return found;
       },
 
       /** The answer container in a message: the first selector that has one outside chrome. */
@@ -846,11 +871,15 @@
     const channel = new MessageChannel();
     let scheduled = false;
     let stopped = false;
+    let records = [];
     channel.port1.onmessage = () => {
       scheduled = false;
-      if (!stopped) onChange();
+      const seen = records;
+      records = [];
+      if (!stopped) onChange(seen);
     };
-    const mo = new MutationObserver(() => {
+    const mo = new MutationObserver((batch) => {
+      for (const r of batch) records.push(r);
       if (!scheduled) {
         scheduled = true;
         channel.port2.postMessage(null);
@@ -889,18 +918,41 @@
     /** Report observe() through the CDP binding whenever it changes (one report per change). */
     watch(p, binding) {
       if (stopWatching) stopWatching();
+      api.watchStats = { reports: 0, confined: 0, full: 0, confinedMs: 0, fullMs: 0 };
       let lastSent = '';
-      const report = () => {
-        const s = JSON.stringify(observe(p));
-        if (s !== lastSent) {
-          lastSent = s;
-          window[binding](s);
+      let cache = new Map();
+      let text = null; // the newest answer's text container at the last report
+      const report = (records) => {
+        const started = performance.now();
+        const confined = !!records && !!text && text.isConnected &&
+          records.every((r) => text.contains(r.target));
+        if (!confined) cache = new Map();
+        queryCache = cache;
+        try {
+          const s = JSON.stringify(observe(p));
+          if (s !== lastSent) {
+            lastSent = s;
+            window[binding](s);
+          }
+          const site = siteOf(p);
+          text = site.answerIn(site.newestAnswer(), site.pack.sel.answer);
+        } finally {
+          queryCache = null;
+          const stats = api.watchStats;
+          const ms = performance.now() - started;
+          stats.reports += 1;
+          stats[confined ? 'confined' : 'full'] += 1;
+          stats[confined ? 'confinedMs' : 'fullMs'] += ms;
         }
       };
       stopWatching = watchMutations(report);
-      report();
+      report(null);
       return true;
     },
+    /** The current watch's reports: how many reused the cached queries (``confined``: the
+     * page changed only inside the newest answer's text, i.e. a streamed chunk) and how many
+     * looked at the whole page (``full``), with the time each kind took in all. */
+    watchStats: { reports: 0, confined: 0, full: 0, confinedMs: 0, fullMs: 0 },
     unwatch() {
       if (stopWatching) stopWatching();
       stopWatching = null;
