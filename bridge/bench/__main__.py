@@ -17,10 +17,12 @@ from typing import Any
 
 from bridge.bench.ask_bench import measure_asks
 from bridge.bench.cdp_bench import measure_cdp
+from bridge.bench.page_cost import measure_page_cost
 from bridge.bench.startup import measure_mcp_server, measure_relay_connect
-from bridge.bench.stats import Figure, render_table
+from bridge.bench.stats import Figure, compare, render_table
 from bridge.direct import DirectCdp
 from bridge.fakes import FakeSites
+from bridge.results import PROVIDERS
 from bridge.runtime import Runtime, RuntimeOptions
 
 
@@ -33,6 +35,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=Path("reports"), help="where the JSON goes")
     p.add_argument("--browser-path", help="Chromium/Chrome to measure")
     p.add_argument("--skip-mcp", action="store_true", help="skip the MCP server start-up figures")
+    p.add_argument(
+        "--compare",
+        type=Path,
+        metavar="OLD.json",
+        help="print each figure's change against an earlier report (a regression reads WORSE)",
+    )
     return p.parse_args(argv)
 
 
@@ -70,8 +78,20 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 figures += cdp_figures
                 await tab.close()
             print(f"measuring asks ({runs} per figure)…", file=sys.stderr, flush=True)
-            ask_figures, profile["asks"] = await measure_asks(runtime.bridge, fakes, runs=runs)
+            ask_figures, profile["asks"] = await measure_asks(
+                runtime.bridge, fakes, runs=runs, quick=args.quick
+            )
             figures += ask_figures
+            print("measuring page cost…", file=sys.stderr, flush=True)
+            page_figures, profile["page_cost"] = await measure_page_cost(
+                runtime,
+                fakes,
+                launched.devtools_url,
+                turns=50 if args.quick else 200,
+                asks=1 if args.quick else 4,
+                providers=("chatgpt",) if args.quick else PROVIDERS,
+            )
+            figures += page_figures
             figures += await measure_relay_connect(launched, max(2, runs // 2))
         if not args.skip_mcp:
             print("measuring the MCP server…", file=sys.stderr, flush=True)
@@ -94,8 +114,31 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _old_figures(path: Path) -> list[dict[str, Any]]:
+    """The figures of an earlier report; ValueError saying what is wrong with the file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise ValueError(f"{path} is not JSON: {exc}") from exc
+    figures = data.get("figures") if isinstance(data, dict) else None
+    if not isinstance(figures, list) or not all(
+        isinstance(f, dict) and "name" in f for f in figures
+    ):
+        raise ValueError(f"{path} is no bridge.bench report (no 'figures' list)")
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    old: list[dict[str, Any]] | None = None
+    if args.compare is not None:
+        try:  # before measuring: a bad file should not cost a whole run
+            old = _old_figures(args.compare)
+        except ValueError as exc:
+            print(f"error: --compare: {exc}", file=sys.stderr)
+            return 2
     started = time.monotonic()
     report = asyncio.run(run(args))
     figures: list[Figure] = report.pop("_figures")
@@ -116,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     tmp.write_text(json.dumps(report, indent=2, default=str) + "\n")
     tmp.replace(path)
     print(f"\n{report['machine']['browser']}, {report['machine']['cores']} cores; wrote {path}")
+    if old is not None:
+        print(f"\nagainst {args.compare}:\n")
+        print(compare(old, report["figures"]))
     return 0
 
 

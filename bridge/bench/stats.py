@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Figure", "median", "p95", "render_table"]
+__all__ = ["Figure", "compare", "median", "p95", "render_table"]
 
 
 def median(values: Sequence[float]) -> float:
@@ -92,4 +92,64 @@ def render_table(figures: Sequence[Figure]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)) for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+# -- comparing two reports ----------------------------------------------------------------------
+
+#: A change smaller than this (relative) is shown but not called better or worse: the noise
+#: of one run on a shared machine.
+NOISE = 0.10
+
+
+def _judged(old: float | None, new: float | None, higher_is_better: bool) -> tuple[str, str]:
+    """The relative change ``+12%`` and its verdict: better, worse, same, or "" when there
+    is nothing to compare."""
+    if old is None or new is None or old != old or new != new or old == 0:
+        return "-", ""
+    change = (new - old) / abs(old)
+    if abs(change) < NOISE:
+        return f"{change:+.0%}", "same"
+    improved = change > 0 if higher_is_better else change < 0
+    return f"{change:+.0%}", "better" if improved else "WORSE"
+
+
+def compare(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> str:
+    """Each figure of ``new`` (report dicts, as written) against the same-named one of
+    ``old``: bridge's value and the ratio, with their change; figures in only one report
+    are listed as new or gone. A regression reads WORSE at a glance."""
+    before = {f["name"]: f for f in old}
+    rows = [("figure", "before", "now", "change", "ratio before", "ratio now", "verdict")]
+    for f in new:
+        was = before.pop(f["name"], None)
+        hib = bool(f.get("higher_is_better", False))
+        unit = f.get("unit", "")
+        if was is None:
+            rows.append((f["name"], "-", f"{_fmt(f['bridge'])} {unit}", "-", "-", "-", "new"))
+            continue
+        change, verdict = _judged(was.get("bridge"), f.get("bridge"), hib)
+        # The ratio is what the target is about: when both reports have one, it decides.
+        if f.get("ratio") is not None and was.get("ratio") is not None:
+            _, verdict = _judged(was["ratio"], f["ratio"], hib)
+        rows.append(
+            (
+                f["name"],
+                f"{_fmt(was.get('bridge'))} {unit}",
+                f"{_fmt(f.get('bridge'))} {unit}",
+                change,
+                _fmt(was.get("ratio")),
+                _fmt(f.get("ratio")),
+                verdict,
+            )
+        )
+    for name, was in before.items():
+        rows.append(
+            (name, f"{_fmt(was.get('bridge'))} {was.get('unit', '')}", "-", "-", "-", "-", "gone")
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)) for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    worse = sum(r[6] == "WORSE" for r in rows[1:])
+    lines.append("")
+    lines.append(f"{worse} figure(s) worse by more than {NOISE:.0%}" if worse else "none worse")
     return "\n".join(lines)
