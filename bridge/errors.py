@@ -11,6 +11,7 @@ __all__ = [
     "BridgeTimeout",
     "CdpError",
     "CommandFailed",
+    "ConsentRequired",
     "DebuggerDetached",
     "ExtensionDisconnected",
     "ExtensionNotConnected",
@@ -269,6 +270,27 @@ class AttachmentFailed(ProviderError):
     upload that never finished). Nothing was sent."""
 
     code = "attachment_failed"
+
+
+class ConsentRequired(ProviderError):
+    """The site asks the person's consent before it takes files (Gemini's first upload shows
+    "Creating content from images and files" with Cancel/Agree, SITE-FACTS G5.3). Agreeing is
+    the person's decision, so bridge never presses Agree: it ends the ask at once, nothing
+    typed or sent, and says how to agree (docs/sites.md#attachments)."""
+
+    code = "consent_required"
+
+    def __init__(self, provider: str, dialog: str) -> None:
+        site = "Gemini" if provider == "gemini" else provider
+        super().__init__(
+            provider,
+            f"{site} asks once for consent to upload files (its dialog {dialog!r}, with "
+            f"Cancel and Agree). Open the {site} tab in the browser bridge uses, attach a "
+            "file and press Agree yourself (bridge never agrees for you), then ask again. "
+            "Nothing was typed or sent.",
+        )
+        #: The dialog's title as the pack knows it (texts.upload_consent).
+        self.dialog = dialog
 
 
 class ModeUnavailable(ProviderError):

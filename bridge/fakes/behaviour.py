@@ -95,6 +95,10 @@ class Behaviour:
     upload_ms: int = 0
     """How long the fake server takes to accept each uploaded file (``POST /__fake/upload``),
     read from the default behaviour: the time a page shows the file as uploading."""
+    upload_consent: bool = False
+    """Gemini only (read at page load): the profile's first upload asks consent first
+    ("Creating content from images and files", Cancel/Agree, SITE-FACTS G5.3) and opens no
+    file chooser until Agree, which the page remembers in its localStorage."""
 
     def __post_init__(self) -> None:
         _check_choice("state", self.state, _STATES)

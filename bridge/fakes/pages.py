@@ -64,6 +64,7 @@ def page_response(site: str, behaviour: Behaviour) -> Response:
         "loggedOut": behaviour.state == "logged_out",
         "hydrationMs": behaviour.hydration_ms,
         "modeSticks": behaviour.mode_sticks,
+        "uploadConsent": behaviour.upload_consent,
     }
     # "</" inside a <script> block would end it early, whatever the JSON says.
     config_json = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")

@@ -74,7 +74,8 @@ Files = Annotated[
         "on (absolute, or relative to its working directory). Small UTF-8 text files go "
         'into the question between <file name="…"> and </file> lines; other files are '
         "attached through the site's upload button. At most 10 files, 25 MB each, 50 MB "
-        "in all (docs/sites.md#attachments).",
+        "in all (docs/sites.md#attachments). Gemini asks once for consent to uploads: until "
+        "the person has agreed in its tab, the call fails with consent_required, nothing sent.",
     ),
 ]
 Mode = Annotated[
@@ -377,8 +378,10 @@ def _register_conversation_tools(server: MCPServer, get_bridge: Callable[[], Bri
         """Every turn of a ChatGPT or Gemini conversation, in order, as markdown.
 
         The text result is the transcript (a heading per turn); the structured result has
-        each turn's role and markdown, the url, and which source was read ("network": the
-        site's own data, checked against the page; "dom": the rendered page).
+        each turn's role, markdown and complete, the url, and which source was read
+        ("network": the site's own data, checked against the page; "dom": the rendered
+        page). complete is false for an answer still being written when it was read (its
+        heading says "incomplete"): its text is partial, so read again once it has finished.
         """
         try:
             conversation = await get_bridge().get_conversation(provider, url)

@@ -22,6 +22,12 @@ A network reading is believed only when the page agrees with it turn by turn (ro
 conversation the page shows; otherwise the DOM's reading is returned and the rejection
 said. The pure parts (the ``mapping`` walker, merging, the cross-check) come first here;
 the tab work after them.
+
+A conversation may be read while its newest answer is still being written, and a reader
+must not take that partial text for the answer: each turn says whether it is ``complete``.
+The network reading knows it per message (ChatGPT's ``status``, C7.5/C7.3); the page only
+for the newest answer, by the same observation an ask's completion reads (a stop button or
+a thinking status; where the pack names a finished mark, G2.7, its absence).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -116,13 +122,18 @@ LINKS_WAIT_S = 8.0
 
 @dataclass(frozen=True)
 class Turn:
-    """One turn: who spoke, and what, as markdown (a question as the person typed it)."""
+    """One turn: who spoke, and what, as markdown (a question as the person typed it).
+
+    ``complete`` is False for an answer the site had not finished writing when it was read
+    (still streaming, or, from ChatGPT's own data, left unfinished): its markdown is only
+    what existed then, so a caller must not take it for the whole answer."""
 
     role: Role
     markdown: str
+    complete: bool = True
 
-    def to_dict(self) -> dict[str, str]:
-        return {"role": self.role, "markdown": self.markdown}
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "markdown": self.markdown, "complete": self.complete}
 
 
 @dataclass
@@ -168,7 +179,8 @@ class Conversation:
             return "(no turns)" + "".join(f"\n{note}" for note in self.notes)
         name = _NAMES.get(self.provider, self.provider)
         parts = [
-            f"## {'User' if t.role == 'user' else name} ({i})\n\n{t.markdown}"
+            f"## {'User' if t.role == 'user' else name} "
+            f"({i}{'' if t.complete else ', incomplete: still being written'})\n\n{t.markdown}"
             for i, t in enumerate(self.turns, 1)
         ]
         return "\n\n".join(parts)
@@ -241,6 +253,15 @@ def _message_role(message: Any) -> Role | None:
     return "user" if role == "user" else "assistant"
 
 
+def _unfinished(message: Any) -> bool:
+    """A message the site has not finished: its ``status`` (C7.5) is there and is not
+    ``finished_successfully``, the status a stream ends a complete message with (C7.3):
+    ``in_progress`` while it is written, another value for one cut short. A message without
+    a status says nothing, and counts as finished."""
+    status = message.get("status") if isinstance(message, dict) else None
+    return isinstance(status, str) and status != "finished_successfully"
+
+
 def _message_turn(message: Any) -> Turn | None:
     role = _message_role(message)
     if role is None:
@@ -248,7 +269,7 @@ def _message_turn(message: Any) -> Turn | None:
     parts = message["content"].get("parts")
     # multimodal_text mixes strings with objects (images, files): the strings are the text.
     text = "".join(p for p in parts if isinstance(p, str)) if isinstance(parts, list) else ""
-    return Turn(role, text.strip())
+    return Turn(role, text.strip(), complete=not _unfinished(message))
 
 
 def _walk(mapping: dict[str, Any], current: str) -> list[Any] | None:
@@ -280,6 +301,9 @@ def chatgpt_conversation(body: str) -> list[Turn] | None:
     messages that are not hidden, not on another channel and addressed to all; thoughts,
     recaps, system and tool messages are not turns. Consecutive assistant messages stay
     separate here (:func:`merge_runs` joins them, as the page shows them in one turn).
+    A turn whose message is unfinished (:func:`_unfinished`) is not ``complete``; so is the
+    last answer while the newest message (the current node: thoughts, a tool call, the
+    answer itself) is unfinished, since the reply is still being written after it.
     Never raises: a body the site changed gives None and the DOM answers instead.
     """
     try:
@@ -301,7 +325,17 @@ def chatgpt_conversation(body: str) -> list[Turn] | None:
         return None
     if messages is None:
         return None
-    return [turn for turn in map(_message_turn, messages) if turn is not None]
+    turns = [turn for turn in map(_message_turn, messages) if turn is not None]
+    if turns and messages and _unfinished(messages[-1]):
+        _mark_writing(turns)
+    return turns
+
+
+def _mark_writing(turns: list[Turn]) -> None:
+    """The newest answer is still being written: not ``complete`` (a question last means
+    its answer has not begun, and the question itself is whole)."""
+    if turns and turns[-1].role == "assistant":
+        turns[-1] = replace(turns[-1], complete=False)
 
 
 #: Parsers of a pack's ``network.conversation_read`` formats.
@@ -315,12 +349,13 @@ READ_FORMATS: dict[str, Callable[[str], list[Turn] | None]] = {
 
 def merge_runs(turns: Sequence[Turn]) -> list[Turn]:
     """Consecutive assistant messages as one turn (the page shows a tool-using answer's
-    messages in one turn); questions are never joined (an unanswered one stands alone)."""
+    messages in one turn), complete only if each of them is; questions are never joined
+    (an unanswered one stands alone)."""
     out: list[Turn] = []
     for turn in turns:
         if out and turn.role == "assistant" and out[-1].role == "assistant":
             joined = "\n\n".join(t for t in (out[-1].markdown, turn.markdown) if t)
-            out[-1] = Turn("assistant", joined)
+            out[-1] = Turn("assistant", joined, out[-1].complete and turn.complete)
         else:
             out.append(turn)
     return out
@@ -514,6 +549,26 @@ def _page_turns(spec: ProviderSpec, raw: Any) -> list[PageTurn]:
     ]
 
 
+async def _writing(page: PageScript, spec: ProviderSpec) -> bool:
+    """Whether the page shows its newest answer still being written, by the observation an
+    ask's completion reads (page.js ``observe``), no markup of its own: a stop button (C1.7,
+    G1.5) or ChatGPT's thinking status or skip control (C4.1, C4.4); and where the pack names
+    a finished mark for answers (Gemini's completed footer, G2.7), the newest answer having
+    neither it nor its feedback buttons (G2.6), as a reopened Gemini page shows an answer it
+    does not follow (the marks ``resume`` reads too)."""
+    obs = await page.call("observe", spec.name)
+    if not isinstance(obs, dict):
+        return False
+    if any(
+        obs.get(k) for k in ("has_stop_button", "still_generating_text", "has_skip_thinking_button")
+    ):
+        return True
+    if "response_complete" in spec.pack.selectors and "response_complete" in obs:
+        answers = int(obs.get("model_response_count", obs.get("answer_count", 0)) or 0)
+        return answers > 0 and not (obs["response_complete"] or obs.get("has_feedback_buttons"))
+    return False
+
+
 async def _dom_reading(page: PageScript, spec: ProviderSpec) -> tuple[list[PageTurn], int, str]:
     """The page's turns ``(turns, steps up the history, note)``: as rendered, or for a
     virtualized history (the pack's ``selectors.history_scroller``, G2.1) collected while
@@ -604,6 +659,9 @@ async def _read(
                 ],
             )
         shown = await _when_turns(page, provider, 1)
+        # Looked at before and after the reading: text read while the answer was still
+        # coming is partial even if it ended meanwhile.
+        writing = await _writing(page, spec)
         if watch is not None:
             await _settled(watch, scaled(READ_GRACE_S))
             network, network_why, status = _reading(watch, provider, _last_segment(path))
@@ -616,7 +674,10 @@ async def _read(
     elif watch_rule is None and source != "dom":
         network_why = "the page was not loaded, so its read request was not seen"
     page_turns, steps, note = await _dom_reading(page, spec)
+    writing = await _writing(page, spec) or writing
     dom = merge_runs([Turn(t.role, t.markdown) for t in page_turns])
+    if writing:
+        _mark_writing(dom)
     notes = [note] if note else []
     if not dom and status == 404:
         raise ConversationNotFound(provider, url)
@@ -636,6 +697,8 @@ async def _read(
         )
     if network is not None:
         merged = merge_runs(network)
+        if writing:  # the page still writes what the read response had so far
+            _mark_writing(merged)
         score, why = cross_check(merged, dom)
         if not why:
             if not dom:

@@ -157,6 +157,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "file_input": _f("css"),
         "attachment_chip": _f("css"),
         "upload_busy": _f("css"),
+        "blocking_dialog": _f("css"),
         # The mode picker (docs/sites.md#modes, bridge.providers.modes).
         "mode_button": _f("css"),
         "mode_item": _f("css"),
@@ -183,6 +184,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "turn_labels": _f("texts"),
         "challenge_title": _f("regex"),
         "challenge_body": _f("regex"),
+        "upload_consent": _f("texts"),
         "mode_id_prefixes": _f("texts"),
     },
     "network": {

@@ -1279,10 +1279,33 @@
      * count rising by as many when the site shortens names) and no chip is busy. */
     whenAttached(p, names, baseline, timeoutMs) {
       return waitUntil(() => {
+        if (api.uploadConsent(p)) return 'consent';
         const s = api.attachments(p, names);
         const each = s.shown === names.length || s.chips >= baseline + names.length;
         return each && !s.busy ? 'attached' : '';
       }, timeoutMs);
+    },
+    /**
+     * The site's upload consent dialog, when one shows (G5.3: Gemini's first upload asks
+     * "Creating content from images and files", Cancel/Agree): a visible blocking_dialog
+     * holding one of texts.upload_consent. Returns that text, else ''. Only looked at:
+     * consent is the person's to give, so nothing here ever presses a button of it.
+     */
+    uploadConsent(p) {
+      const site = siteOf(p);
+      const known = site.pack.texts.upload_consent;
+      if (!known || !site.pack.sel.blocking_dialog) return '';
+      for (const dialog of all(site.pack.sel.blocking_dialog).filter(visible)) {
+        const text = canon(dialog.textContent);
+        const hit = known.find((t) => text.includes(canon(t)));
+        if (hit) return hit;
+      }
+      return '';
+    },
+    /** Resolve with uploadConsent() once it shows, re-checking on every mutation; '' at
+     * timeoutMs. */
+    whenUploadConsent(p, timeoutMs) {
+      return waitUntil(() => api.uploadConsent(p), timeoutMs);
     },
 
     /** Small page summary for debug dumps (docs/flows.md#debug-dumps). */

@@ -8,6 +8,12 @@ puts the files into the input the chooser belongs to (``Page.fileChooserOpened``
 it). :func:`attach_files` returns only once the page shows every file staged (its chip,
 none busy) and the page's upload requests have ended, so the send never races an upload.
 
+A site may ask the person's consent before its first upload instead of opening the chooser
+(Gemini's "Creating content from images and files", Cancel/Agree, G5.3). That dialog is
+watched for from the click on: it ends the ask at once with ``ConsentRequired`` rather than
+after the chooser's wait with a vague failure, and bridge never answers it (agreeing is the
+person's decision, not an agent's).
+
 How the bytes reach the input (``ATTACH_METHODS``, tried in order): ``DOM.setFileInputFiles``
 with the files' paths, which Chrome may refuse to an extension's debugger (it needs the
 extension's file access); then ``page_bytes``: the bytes travel base64-encoded in pieces
@@ -29,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge.cdp import CdpSession, JavaScriptError
-from bridge.errors import AttachmentFailed, BridgeError, BridgeTimeout
+from bridge.errors import AttachmentFailed, BridgeError, BridgeTimeout, ConsentRequired
 from bridge.providers.attachments import KB, FilePart
 from bridge.providers.composer import trusted_click
 from bridge.providers.context import AskContext
@@ -199,7 +205,9 @@ async def _give(
 
 async def _file_input(ctx: AskContext) -> _Input:
     """Click the upload control (and its menu item) and take the input whose file chooser
-    opens; when none opens, the pack's file input (docs/sites.md#attachments)."""
+    opens; when none opens, the pack's file input (docs/sites.md#attachments). A consent
+    dialog already open (left from an earlier ask) ends it before anything is clicked."""
+    await _check_consent(ctx)
     chooser = ctx.tab.expect_event("Page.fileChooserOpened")
     try:
         await _click(ctx, "upload_button")
@@ -230,10 +238,12 @@ async def _file_input(ctx: AskContext) -> _Input:
 async def _chooser_or_menu(
     ctx: AskContext, chooser: Waiter[dict[str, Any]]
 ) -> dict[str, Any] | None:
-    """The chooser's event, clicking the menu item first if the control opened a menu."""
+    """The chooser's event, clicking the menu item first if the control opened a menu.
+    ``ConsentRequired`` as soon as the site's upload consent dialog shows instead."""
     wait_s = scaled(CHOOSER_S)
     chooser_task: asyncio.Future[Any] = asyncio.ensure_future(chooser.wait(wait_s))
     menu_task: asyncio.Future[Any] | None = None
+    consent_task: asyncio.Future[Any] | None = None
     try:
         if "upload_menu_item" in ctx.spec.pack.selectors:
             menu_task = asyncio.ensure_future(
@@ -245,10 +255,17 @@ async def _chooser_or_menu(
                     timeout=wait_s,
                 )
             )
-            done, _ = await asyncio.wait(
-                {chooser_task, menu_task}, return_when=asyncio.FIRST_COMPLETED
+        if _watches_consent(ctx):
+            consent_task = asyncio.ensure_future(
+                ctx.page.call("whenUploadConsent", ctx.provider, int(wait_s * 1000), timeout=wait_s)
             )
-            if chooser_task not in done and menu_task.result() == "visible":
+        waiting = {t for t in (chooser_task, menu_task, consent_task) if t is not None}
+        while chooser_task in waiting:
+            done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if consent_task is not None and consent_task in done and consent_task.result():
+                raise ConsentRequired(ctx.provider, str(consent_task.result()))
+            menu_shown = menu_task is not None and menu_task in done and menu_task.result()
+            if menu_shown == "visible" and chooser_task not in done:
                 await _click(ctx, "upload_menu_item")
         try:
             event: dict[str, Any] = await chooser_task
@@ -256,11 +273,26 @@ async def _chooser_or_menu(
             return None
         return event
     finally:
-        for task in (chooser_task, menu_task):
+        for task in (chooser_task, menu_task, consent_task):
             if task is not None and not task.done():
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, BridgeError):
                     await task
+
+
+def _watches_consent(ctx: AskContext) -> bool:
+    """Whether the pack says how the site asks consent for uploads (G5.3)."""
+    pack = ctx.spec.pack
+    return "blocking_dialog" in pack.selectors and "upload_consent" in pack.texts
+
+
+async def _check_consent(ctx: AskContext) -> None:
+    """``ConsentRequired`` when the site's upload consent dialog shows now."""
+    if not _watches_consent(ctx):
+        return
+    shown = await ctx.page.call("uploadConsent", ctx.provider)
+    if shown:
+        raise ConsentRequired(ctx.provider, str(shown))
 
 
 async def _click(ctx: AskContext, name: str) -> None:
@@ -313,6 +345,8 @@ async def _wait_uploaded(
         "whenAttached", ctx.provider, names, baseline, int(wait_s * 1000), timeout=wait_s
     )
     log.debug("%s: whenAttached said %r", ctx.provider, state)
+    if state == "consent":
+        await _check_consent(ctx)  # raises, unless the dialog closed meanwhile
     if state == "attached":
         quiet = await traffic.quiet(scaled(UPLOAD_QUIET_S), max(0.0, deadline - time.monotonic()))
         log.debug("%s: uploads quiet: %s", ctx.provider, quiet)
@@ -321,6 +355,8 @@ async def _wait_uploaded(
             state = await ctx.page.call(
                 "whenAttached", ctx.provider, names, baseline, 0, timeout=scaled(5.0)
             )
+            if state == "consent":
+                await _check_consent(ctx)
             if state == "attached":
                 return
         else:

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from bridge.core import Bridge
-from bridge.errors import AttachmentRefused
+from bridge.errors import AttachmentRefused, ConsentRequired
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.controller import SiteController
 from bridge.providers import uploads
@@ -29,7 +29,7 @@ from bridge.providers.attachments import MB, Limits, prepare_files
 from bridge.providers.flow import AskFlow
 from bridge.providers.uploads import ATTACH_METHODS, _UploadTraffic
 from bridge.results import Provider
-from bridge.waiting import Waiter
+from bridge.waiting import Waiter, scaled
 
 QUESTION = "Summarise the attached notes and the report."
 ROOT = Path(__file__).resolve().parents[2]
@@ -358,3 +358,56 @@ async def test_without_a_file_chooser_the_pack_file_input_takes_the_files(
     record = site(fakes, provider).records[-1]
     assert [(f.name, f.sha256) for f in record.files] == [("direct.pdf", sha256(pdf))]
     assert "attach:file_input" in result.used.fallbacks
+
+
+# Gemini's first upload asks consent (SITE-FACTS G5.3); the fake remembers an Agree here.
+CONSENT_KEY = "fake-gemini-upload-consent"
+PRESS_AGREE = (
+    "[...document.querySelectorAll('mat-dialog-container[role=\"dialog\"] button')]"
+    ".find((b) => b.textContent.trim() === 'Agree').click()"
+)
+
+
+@pytest.mark.e2e
+async def test_gemini_upload_consent_ends_the_ask_until_the_person_agrees(
+    bridge: Bridge, fakes: FakeSites, tmp_path: Path
+) -> None:
+    """The consent dialog ends the ask at once (not after the chooser's wait) with nothing
+    typed, uploaded or sent, and bridge never presses Agree; once the person has agreed in
+    the tab, the same ask goes through."""
+    sent = fakes.gemini
+    sent.set_behaviour(Behaviour(upload_consent=True))
+    tab = await bridge.provider_tab("gemini", new_chat=True)
+    # The session's browser profile is shared by the tests: this one has never agreed.
+    await tab.evaluate(f"localStorage.removeItem({CONSENT_KEY!r})")
+    pdf = tmp_path / "consent.pdf"
+    pdf.write_bytes(make_pdf(200_000, seed=3))
+
+    started = time.monotonic()
+    with pytest.raises(ConsentRequired) as caught:
+        await bridge.ask("gemini", QUESTION, files=[pdf])
+    took = time.monotonic() - started
+    error = caught.value
+    assert error.code == "consent_required"
+    assert error.dialog == "Creating content from images and files"
+    for says in ("asks once for consent", "attach a file and press Agree yourself",
+                 "then ask again", "Nothing was typed or sent"):  # fmt: skip
+        assert says in str(error), says
+    assert took < scaled(uploads.CHOOSER_S), f"{took:.1f}s: it waited for a file chooser"
+    assert sent.records == [] and sent.uploads == []
+    assert await _composer_state(bridge, "gemini") == ("", 0)
+    # Left for the person: still open, not agreed to.
+    assert await tab.evaluate("document.querySelectorAll('mat-dialog-container').length") == 1
+    assert await tab.evaluate(f"localStorage.getItem({CONSENT_KEY!r})") is None
+
+    # Asked again with the dialog still open: ended before anything is clicked.
+    with pytest.raises(ConsentRequired):
+        await bridge.ask("gemini", QUESTION, files=[pdf])
+    assert sent.records == []
+
+    await tab.evaluate(PRESS_AGREE)  # the person agrees
+    result = await bridge.ask("gemini", QUESTION, files=[pdf])
+    record = sent.records[-1]
+    assert [(f.name, f.sha256) for f in record.files] == [("consent.pdf", sha256(pdf))]
+    assert result.used.attachments[0]["sent_as"] == "upload"
+    assert await tab.evaluate("document.querySelectorAll('mat-dialog-container').length") == 0

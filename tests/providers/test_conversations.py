@@ -10,6 +10,7 @@ providers, with the source used; the sidebar's list.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -19,10 +20,11 @@ from bridge.bench.fidelity import normalize
 from bridge.cdp import CdpSession
 from bridge.core import Bridge
 from bridge.errors import ConversationNotFound
-from bridge.fakes import FakeSites
+from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.corpus import corpus
 from bridge.providers import conversations
 from bridge.providers.conversations import (
+    Conversation,
     PageTurn,
     Turn,
     chatgpt_conversation,
@@ -135,6 +137,63 @@ def test_what_is_no_read_response_gives_none(body: str) -> None:
     assert chatgpt_conversation(body) is None
 
 
+def test_unfinished_messages_are_incomplete_turns() -> None:
+    """C7.5's status: only finished_successfully (the status a complete stream ends with,
+    C7.3) is a whole answer; in_progress is one still being written, another value one cut
+    short. A message without a status says nothing (complete)."""
+    mapping = _mapping(
+        ("u1", _message("user", "First question", status="finished_successfully"), None),
+        ("a1", _message("assistant", "Cut short", status="finished_partial_completion"), "u1"),
+        ("u2", _message("user", "Second question"), "a1"),
+        ("a2", _message("assistant", "Half an ans", status="in_progress"), "u2"),
+    )
+    turns = chatgpt_conversation(json.dumps({"mapping": mapping, "current_node": "a2"}))
+    assert turns == [
+        Turn("user", "First question"),
+        Turn("assistant", "Cut short", complete=False),
+        Turn("user", "Second question"),
+        Turn("assistant", "Half an ans", complete=False),
+    ]
+    assert [t.to_dict()["complete"] for t in turns] == [True, False, True, False]
+
+
+def test_an_answer_is_incomplete_while_its_current_node_is_unfinished() -> None:
+    """The newest message need not be a turn: a tool call or thoughts still running after an
+    answer's first words mean that answer is still being written."""
+    mapping = _mapping(
+        ("u", _message("user", "Look it up"), None),
+        ("a", _message("assistant", "Searching.", status="finished_successfully"), "u"),
+        (
+            "call",
+            _message("assistant", "search('x')", recipient="browser", status="in_progress"),
+            "a",
+        ),
+    )
+    turns = chatgpt_conversation(json.dumps({"mapping": mapping, "current_node": "call"}))
+    assert turns == [Turn("user", "Look it up"), Turn("assistant", "Searching.", complete=False)]
+    # Thinking before any answer: the question is the last turn, and it is whole.
+    thinking = _mapping(
+        ("u", _message("user", "Think hard"), None),
+        ("t", _message("assistant", "", content_type="thoughts", status="in_progress"), "u"),
+    )
+    assert chatgpt_conversation(json.dumps({"mapping": thinking, "current_node": "t"})) == [
+        Turn("user", "Think hard")
+    ]
+
+
+def test_the_transcript_and_the_dict_say_which_turns_are_incomplete() -> None:
+    conversation = Conversation(
+        "chatgpt",
+        "https://chatgpt.com/c/x",
+        [Turn("user", "Q"), Turn("assistant", "A so f", complete=False)],
+        "network",
+    )
+    assert conversation.transcript() == (
+        "## User (1)\n\nQ\n\n## ChatGPT (2, incomplete: still being written)\n\nA so f"
+    )
+    assert [t["complete"] for t in conversation.to_dict()["turns"]] == [True, False]
+
+
 def test_a_cycle_in_the_mapping_ends_the_walk() -> None:
     mapping = _mapping(("a", _message("user", "Q"), "b"), ("b", _message("assistant", "A"), "a"))
     assert chatgpt_conversation(json.dumps({"mapping": mapping, "current_node": "b"})) == [
@@ -172,6 +231,9 @@ def test_consecutive_answers_are_one_turn_questions_never() -> None:
         Turn("user", "Q2"),
         Turn("assistant", "Searching.\n\nFound it."),
     ]
+    # A turn is complete only if each of its messages is.
+    writing = [Turn("user", "Q"), Turn("assistant", "Searching."), Turn("assistant", "Fo", False)]
+    assert merge_runs(writing)[-1] == Turn("assistant", "Searching.\n\nFo", complete=False)
 
 
 def test_the_cross_check() -> None:
@@ -459,3 +521,49 @@ async def test_the_list_shows_the_recent_conversations(
     assert again.conversations[0].url == BASES[provider] + record.conversation_id
     assert again.conversations[0].title == "What is a Python context manager?"
     assert len(again.conversations) == 4
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
+async def test_an_answer_still_being_written_reads_as_incomplete(
+    bridge: Bridge, fakes: FakeSites, provider: str
+) -> None:
+    """Read while the newest answer streams (asked by another project, in its own tab): that
+    turn is ``complete: False``, the earlier ones True; read again once it has finished,
+    every turn is complete. ChatGPT says so in its read response (status in_progress, C7.5)
+    and by the page following the answer (its stop button); a reopened Gemini page shows the
+    answer without its finished footer (G2.7)."""
+    site = getattr(fakes, provider)
+    url = BASES[provider] + site.create_conversation([("First question", "First *answer*.")])
+    bridge.store.put_session("writer", provider, url, None)
+    # About a chunk a second for ten seconds: long enough to be read mid-way.
+    site.queue(Behaviour(duration_ms=10_000))
+    asking = asyncio.ensure_future(
+        bridge.ask(provider, "Explain Python generators, please.", session_key="writer")  # type: ignore[arg-type]
+    )
+    try:
+        await site.wait_for_record_async(lambda r: r.text_visible_at is not None, 60)
+        during = await bridge.get_conversation(provider, url)  # type: ignore[arg-type]
+        # The page alone (ChatGPT's follows the answer with its stop button up); Gemini's
+        # reading above was the page's already.
+        dom = (
+            await bridge.get_conversation(provider, url, source="dom")  # type: ignore[arg-type]
+            if provider == "chatgpt"
+            else during
+        )
+        record = site.records[-1]
+        assert record.finished_at is None, "the answer ended before the reading: too slow"
+    finally:
+        result = await asking
+    print(f"\n{provider}: read mid-answer from {during.source} (rejected {during.rejected})")
+    assert [t.role for t in during.turns] == ["user", "assistant", "user", "assistant"]
+    assert [t.complete for t in during.turns] == [True, True, True, False]
+    assert during.to_dict()["turns"][-1]["complete"] is False
+    assert dom.source == "dom" and [t.complete for t in dom.turns] == [True, True, True, False]
+    assert "incomplete: still being written" in during.transcript()
+    assert normalize(during.turns[-1].markdown) != normalize(record.answer)
+
+    after = await bridge.get_conversation(provider, url)  # type: ignore[arg-type]
+    assert [t.complete for t in after.turns] == [True, True, True, True]
+    assert normalize(after.turns[-1].markdown) == normalize(record.answer)
+    assert result.answer and after.url == url

@@ -31,6 +31,10 @@
     upload: 'Upload & tools', // [G8.1] (ARA, 2026-09-03; earlier "Open upload file menu")
     uploadFiles: 'Upload files', // unevidenced
     removeFile: 'Remove file', // [G8.3] "Remove file <name>"
+    consentTitle: 'Creating content from images and files', // [G5.3]
+    consentBody: 'Files you upload are used to create content and to improve Google services.', // unevidenced
+    cancel: 'Cancel', // [G5.3]
+    agree: 'Agree', // [G5.3]
   };
   /** @type {typeof EN} */
   const JA = {
@@ -331,6 +335,55 @@
     return el('div', { class: 'file-uploader' }, trigger, input); // [G8.2]
   }
 
+  // The first upload of a profile (with the behaviour's `upload_consent`) asks consent first
+  // [G5.3]: "Creating content from images and files" with Cancel and Agree, in a blocking
+  // dialog (`mat-dialog-container[role="dialog"]` [G5.3]) over a backdrop that takes every
+  // click; no file chooser opens until Agree, which is remembered in the page's localStorage
+  // (the real site's memory of it is not documented) and then opens the chooser. Cancel and
+  // Escape close it, remembering nothing. The body text and the overlay markup around the
+  // container are Angular Material's usual ones, not evidenced; the backdrop does not close it.
+  const CONSENT_KEY = 'fake-gemini-upload-consent';
+  const consented = () => !config.uploadConsent || localStorage.getItem(CONSENT_KEY) === 'agreed';
+
+  /** @param {() => void} then what the upload does once agreed */
+  function askConsent(then) {
+    if (document.querySelector('mat-dialog-container')) return;
+    const cancel = el('button', { type: 'button', class: 'mat-mdc-button' }, TEXT.cancel);
+    const agree = el('button', { type: 'button', class: 'mat-mdc-button' }, TEXT.agree);
+    const overlay = el('div', { class: 'cdk-overlay-container' },
+      el('div', {
+        class: 'cdk-overlay-backdrop cdk-overlay-backdrop-showing',
+        style: 'position: fixed; inset: 0; background: rgba(0, 0, 0, 0.3)',
+      }),
+      el('div', {
+        class: 'cdk-global-overlay-wrapper',
+        style: 'position: fixed; inset: 0; display: flex; align-items: center; ' +
+          'justify-content: center; pointer-events: none',
+      }, el('div', { class: 'cdk-overlay-pane', style: 'pointer-events: auto' },
+        el('mat-dialog-container', {
+          role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'upload-consent-title',
+          class: 'mat-mdc-dialog-container', tabindex: '-1',
+          style: 'display: block; background: #fff; padding: 24px; max-width: 420px',
+        },
+        el('h2', { id: 'upload-consent-title', class: 'mat-mdc-dialog-title' }, TEXT.consentTitle),
+        el('div', { class: 'mat-mdc-dialog-content' }, TEXT.consentBody),
+        el('div', { class: 'mat-mdc-dialog-actions' }, cancel, agree)))));
+    /** @param {KeyboardEvent} event */
+    const onKey = (event) => { if (event.key === 'Escape') close(); };
+    const close = () => {
+      overlay.remove();
+      document.removeEventListener('keydown', onKey);
+    };
+    cancel.addEventListener('click', close);
+    agree.addEventListener('click', () => {
+      localStorage.setItem(CONSENT_KEY, 'agreed');
+      close();
+      then();
+    });
+    document.addEventListener('keydown', onKey);
+    document.body.append(overlay);
+  }
+
   /** @returns {HTMLElement[]} the menu button and its menu */
   function uploadControls() {
     const menu = el('div', { hidden: true });
@@ -348,8 +401,12 @@
     });
     item.addEventListener('click', () => {
       menu.hidden = true;
-      const trigger = uploader?.querySelector('[data-test-id="hidden-local-file-upload-button"]');
-      if (trigger instanceof HTMLElement) trigger.click();
+      const choose = () => {
+        const trigger = uploader?.querySelector('[data-test-id="hidden-local-file-upload-button"]');
+        if (trigger instanceof HTMLElement) trigger.click();
+      };
+      if (consented()) choose();
+      else askConsent(choose); // [G5.3]
     });
     return [open, menu];
   }
