@@ -18,6 +18,7 @@ from typing import Any
 from bridge.bench.ask_bench import measure_asks
 from bridge.bench.cdp_bench import measure_cdp
 from bridge.bench.page_cost import measure_page_cost
+from bridge.bench.peers import measure_peers
 from bridge.bench.startup import measure_mcp_server, measure_relay_connect
 from bridge.bench.stats import Figure, compare, render_table
 from bridge.direct import DirectCdp
@@ -35,6 +36,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=Path("reports"), help="where the JSON goes")
     p.add_argument("--browser-path", help="Chromium/Chrome to measure")
     p.add_argument("--skip-mcp", action="store_true", help="skip the MCP server start-up figures")
+    p.add_argument(
+        "--skip-peers",
+        action="store_true",
+        help="skip the comparison with playwright-mcp (skipped anyway with --quick)",
+    )
     p.add_argument(
         "--compare",
         type=Path,
@@ -98,6 +104,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             figures += await measure_mcp_server(
                 fakes.chromium_args(), Path(tmp), runs=max(2, runs // 3), asks=max(2, runs)
             )
+    if args.quick or args.skip_peers:
+        profile["peers"] = {"skipped": "--quick" if args.quick else "--skip-peers"}
+    else:
+        print("comparing with playwright-mcp…", file=sys.stderr, flush=True)
+        peer_figures, profile["peers"] = await measure_peers(
+            rounds=5, quick=False, browser_path=args.browser_path
+        )
+        figures += peer_figures
+        if "skipped" in profile["peers"]:
+            print(f"  skipped: {profile['peers']['skipped']}", file=sys.stderr, flush=True)
     return {
         "created_at": datetime.now(UTC).isoformat(),
         "quick": args.quick,
