@@ -104,6 +104,9 @@ class Browser:
         #: Tabs whose debugger Chrome took away while they stay open (a chrome:// page): the
         #: session lives on and the next command attaches again (why, for its error).
         self._suspended: dict[int, str] = {}
+        #: The session key whose asks use each tab (bridge.providers.tab): an ask of another
+        #: key never takes it as "an open tab of the site", also before it is recorded.
+        self.claims: dict[int, str] = {}
         self._unsubscribe = connector.subscribe(self)
 
     async def transport(self) -> Transport:

@@ -152,6 +152,26 @@ class StateStore:
             entry["url"], tab if isinstance(tab, int) else None, str(entry.get("lastUsed", ""))
         )
 
+    def tabs_of_others(self, key: str) -> set[int]:
+        """The tabs recorded for other session keys (any provider): each is another
+        project's conversation, never one to ask this key's question in."""
+        try:
+            data = self._read_sessions_for_get()
+        except OSError as exc:
+            self.report_fault("read", self.sessions_path, exc)
+            return set()
+        out: set[int] = set()
+        for other, providers in data["projects"].items():
+            if other == key or not isinstance(providers, dict):
+                continue
+            for entry in providers.values():
+                if isinstance(entry, dict) and isinstance(entry.get("tabId"), int):
+                    out.add(entry["tabId"])
+        return out
+
+    async def tabs_of_others_async(self, key: str) -> set[int]:
+        return await asyncio.to_thread(self.tabs_of_others, key)
+
     def _read_sessions_for_get(self) -> dict[str, Any]:
         with contextlib.ExitStack() as stack:
             try:

@@ -29,19 +29,38 @@ async def connect(ctx: AskContext) -> None:
         if found is not None:
             ctx.session, ctx.used.tab = found[0], "session"
     if ctx.session is None:
+        # Another project's tab (recorded for its key, or in use by its ask right now) is
+        # its conversation: asking there would type into it and mix two conversations.
+        others = await ctx.store.tabs_of_others_async(ctx.key)
+        claims = ctx.browser.claims
         for info in await ctx.browser.list_tabs():
-            if info.url.startswith(ctx.spec.url_prefixes):
-                found = await try_tab(ctx, info.tab_id)
-                if found is not None:
-                    ctx.session, ctx.used.tab = found[0], "open_tab"
-                    break
+            if info.tab_id in others or not info.url.startswith(ctx.spec.url_prefixes):
+                continue
+            # Claimed before the first await: two asks looking at once never take one tab.
+            had = info.tab_id in claims
+            if claims.setdefault(info.tab_id, ctx.key) != ctx.key:
+                continue
+            found = await try_tab(ctx, info.tab_id)
+            if found is not None:
+                ctx.session, ctx.used.tab = found[0], "open_tab"
+                break
+            if not had:
+                claims.pop(info.tab_id, None)
     if ctx.session is None:
         ctx.session = await new_tab(ctx, target_url)
         ctx.used.tab = "new_tab"
+        _claim(ctx)
         return
+    _claim(ctx)
     current = str(await ctx.tab.evaluate("location.href"))
     if ctx.options.new_chat or (entry is not None and current != target_url):
         await ctx.tab.navigate(target_url, timeout=scaled(30.0))
+
+
+def _claim(ctx: AskContext) -> None:
+    tab_id = ctx.tab.tab_id
+    if tab_id is not None:
+        ctx.browser.claims[tab_id] = ctx.key
 
 
 async def keep_rendering(ctx: AskContext) -> None:
