@@ -19,6 +19,7 @@ from bridge.bench.ask_bench import measure_asks
 from bridge.bench.cdp_bench import measure_cdp
 from bridge.bench.page_cost import measure_page_cost
 from bridge.bench.peers import measure_peers
+from bridge.bench.scaling import Curve, measure_scaling, write_charts
 from bridge.bench.startup import measure_mcp_server, measure_relay_connect
 from bridge.bench.stats import Figure, compare, render_table
 from bridge.direct import DirectCdp
@@ -98,6 +99,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 providers=("chatgpt",) if args.quick else PROVIDERS,
             )
             figures += page_figures
+            print("measuring scaling curves…", file=sys.stderr, flush=True)
+            curves = await measure_scaling(runtime, fakes, quick=args.quick)
             figures += await measure_relay_connect(launched, max(2, runs // 2))
         if not args.skip_mcp:
             print("measuring the MCP server…", file=sys.stderr, flush=True)
@@ -125,8 +128,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "browser": version,
         },
         "figures": [f.to_dict() for f in figures],
+        "curves": {name: curve.to_dict() for name, curve in curves.items()},
         "profile": profile,
         "_figures": figures,
+        "_curves": curves,
     }
 
 
@@ -158,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     report = asyncio.run(run(args))
     figures: list[Figure] = report.pop("_figures")
+    curves: dict[str, Curve] = report.pop("_curves")
     report["seconds"] = round(time.monotonic() - started, 1)
     print(render_table(figures))
     rt = report["profile"].get("round_trip", {})
@@ -174,6 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(report, indent=2, default=str) + "\n")
     tmp.replace(path)
+    pictures = write_charts(curves.values(), args.out, path.stem)
+    for curve in curves.values():
+        print(f"\n{curve.title} ({curve.y_unit}):")
+        for series in curve.series:
+            points = ", ".join(f"{p.x:g}→{p.y:.3g}" for p in series.points)
+            print(f"  {series.name}: {points}")
+    print(f"\ncurves drawn: {', '.join(str(p) for p in pictures)}")
     print(f"\n{report['machine']['browser']}, {report['machine']['cores']} cores; wrote {path}")
     if old is not None:
         print(f"\nagainst {args.compare}:\n")
