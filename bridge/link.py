@@ -80,7 +80,8 @@ class ExtensionLink:
         self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = 30.0
     ) -> dict[str, Any]:
         """Send a command and await its result. Raises CommandFailed / CdpError / timeouts."""
-        if asyncio.get_running_loop() is not self._loop:
+        loop = self._loop
+        if asyncio.get_running_loop() is not loop:
             raise RuntimeError(
                 "bridge's relay and sessions live on the event loop that started them; this call "
                 "came from another one. In pytest, run async tests that use bridge fixtures on "
@@ -92,35 +93,35 @@ class ExtensionLink:
         request_id = next(self._ids)
         params = params or {}
         frame = protocol.encode_command(request_id, method, params)
-        loop = asyncio.get_running_loop()
         fut: asyncio.Future[dict[str, Any]] = loop.create_future()
-        self._pending[request_id] = (method, params, fut)
+        pending = self._pending
+        pending[request_id] = (method, params, fut)
         # A plain timer on the future: cheaper than asyncio.timeout + shield on the hot path.
         timer = (
-            loop.call_later(timeout, self._expire, request_id, method, params, timeout)
+            loop.call_at(loop.time() + timeout, self._expire, request_id, method, params, timeout)
             if timeout is not None
             else None
         )
         try:
-            await self._send(frame)
+            if len(pending) == 1 and not self._outbox and not self._batches_in_flight:
+                await self.ws.send(frame)  # a lone round trip: no batching, no extra loop turn
+            else:
+                self._queue(frame)
             return await fut
         except ConnectionClosed as exc:
             raise ExtensionDisconnected(f"extension link closed while sending {method}") from exc
         finally:
             if timer is not None:
                 timer.cancel()
-            self._pending.pop(request_id, None)
+            pending.pop(request_id, None)
 
-    async def _send(self, message: str) -> None:
-        """Send now when alone; while several requests are in flight, share one frame."""
-        if len(self._pending) <= 1 and not self._outbox and not self._batches_in_flight:
-            await self.ws.send(message)  # a lone round trip: no batching, no extra loop turn
-            return
+    def _queue(self, message: str) -> None:
+        """While several requests are in flight they share a frame: flushed on the next loop
+        turn, after the callbacks already scheduled (a gather, a burst) have added theirs; by
+        the loop, not by a request, so cancelling one loses nothing."""
         self._outbox.append(message)
         if len(self._outbox) == 1:
-            # Flushed after the callbacks already scheduled (a gather, a burst) have added
-            # theirs; by the loop, not by this request, so cancelling it loses nothing.
-            asyncio.get_running_loop().call_soon(self._flush)
+            self._loop.call_soon(self._flush)
 
     def _flush(self) -> None:
         batch, self._outbox = self._outbox, []
@@ -128,13 +129,12 @@ class ExtensionLink:
             return
         self._batches_in_flight += 1
         task = asyncio.ensure_future(self.ws.send(protocol.encode_batch(batch)))
+        task.add_done_callback(self._sent)
 
-        def sent(t: asyncio.Future[None]) -> None:
-            self._batches_in_flight -= 1
-            if not t.cancelled() and t.exception() is not None:
-                log.info("batch not sent: %s", t.exception())  # the link's end fails them
-
-        task.add_done_callback(sent)
+    def _sent(self, task: asyncio.Future[None]) -> None:
+        self._batches_in_flight -= 1
+        if not task.cancelled() and task.exception() is not None:
+            log.info("batch not sent: %s", task.exception())  # the link's end fails them
 
     def _expire(self, request_id: int, method: str, params: dict[str, Any], timeout: float) -> None:
         entry = self._pending.get(request_id)

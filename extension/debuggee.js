@@ -6,7 +6,8 @@
 
 import { CommandError, encodeError, encodeEvent, encodeResult } from './protocol.js';
 
-/** @typedef {{ instanceId: string, port: number, inFlight: number, send: (frame: string) => void }} Owner */
+/** @typedef {import('./relay-connection.js').Group} Group */
+/** @typedef {{ instanceId: string, port: number, inFlight: number, send: (frame: string) => void, reply: (frame: string, group: Group) => void }} Owner */
 
 const DEBUGGER_VERSION = '1.3';
 const ORPHAN_GRACE_MS = 15000; // after a restart, how long a relay has to reclaim its tabs
@@ -136,6 +137,8 @@ export class Debuggee {
       }
       case 'downloadInfo':
         return downloadInfo(String(params.url || ''), Number(params.timeoutMs) || 2000);
+      case 'timeCdpCommand':
+        return this.timeCdp(relay, params);
       default:
         throw new CommandError('unknown_method', `unknown command ${method}`);
     }
@@ -206,8 +209,9 @@ export class Debuggee {
    * @param {Owner} relay
    * @param {number} id
    * @param {any} params
+   * @param {Group} group the commands that came in the same frame (their replies leave together)
    */
-  cdp(relay, id, params) {
+  cdp(relay, id, params, group) {
     const tabId = params.tabId;
     if (this.owners.get(tabId) !== relay.instanceId) {
       const refuse = () =>
@@ -220,27 +224,59 @@ export class Debuggee {
     /** @type {chrome.debugger.DebuggerSession} */
     const target = params.sessionId ? { tabId, sessionId: params.sessionId } : { tabId };
     relay.inFlight++;
+    group.left++;
     chrome.debugger.sendCommand(target, params.method, params.params || {}, (result) => {
-      relay.inFlight--; // before send(): the last reply of a burst flushes the batch
+      relay.inFlight--; // before reply(): the last reply of a burst flushes the batch
       const failure = chrome.runtime.lastError;
       if (!failure) {
-        relay.send(encodeResult(id, result));
+        relay.reply(encodeResult(id, result), group);
         return;
       }
-      this.cdpFailure(relay, id, tabId, String(failure.message || failure));
+      this.cdpFailure(relay, id, tabId, String(failure.message || failure), group);
     });
   }
 
   /**
    * Say why a command failed: the tab is gone, the debugger detached, or Chrome's CDP error.
    * @param {Owner} relay @param {number} id @param {number} tabId @param {string} message
+   * @param {Group} group
    */
-  async cdpFailure(relay, id, tabId, message) {
+  async cdpFailure(relay, id, tabId, message, group) {
     const tab = await chrome.tabs.get(tabId).catch(() => null);
-    if (!tab) relay.send(encodeError(id, 'tab_closed', `tab ${tabId} was closed`));
+    if (!tab) relay.reply(encodeError(id, 'tab_closed', `tab ${tabId} was closed`), group);
     else if (this.owners.get(tabId) !== relay.instanceId) {
-      relay.send(encodeError(id, 'debugger_detached', `the debugger detached from tab ${tabId}`));
-    } else relay.send(encodeError(id, 'cdp_error', message));
+      relay.reply(encodeError(id, 'debugger_detached', `the debugger detached from tab ${tabId}`), group);
+    } else relay.reply(encodeError(id, 'cdp_error', message), group);
+  }
+
+  /**
+   * The floor under a CDP round trip (docs/protocol.md#timing): one CDP command run `count`
+   * times on a tab this relay attached, `inFlight` at a time, from here (no relay hop), in
+   * `rounds` consecutive rounds; each round's time per call, in ms.
+   * @param {Owner} relay
+   * @param {any} params
+   */
+  async timeCdp(relay, params) {
+    const tabId = tabIdOf(params);
+    if (this.owners.get(tabId) !== relay.instanceId) {
+      throw new CommandError('not_attached', `tab ${tabId} is not attached by this relay; attach it first`);
+    }
+    if (typeof params.method !== 'string' || !params.method) {
+      throw new CommandError('bad_request', "'method' must be a CDP method name");
+    }
+    const count = boundedInt(params.count, 1, 10000, 100);
+    const inFlight = boundedInt(params.inFlight, 1, 100, 1);
+    const rounds = boundedInt(params.rounds, 1, count, 1);
+    const cdpParams = params.params && typeof params.params === 'object' ? params.params : {};
+    /** @type {number[]} */
+    const perCallMs = [];
+    for (let r = 0; r < rounds; r++) {
+      const calls = Math.floor((count * (r + 1)) / rounds) - Math.floor((count * r) / rounds);
+      const started = performance.now();
+      await repeatCdp({ tabId }, params.method, cdpParams, calls, inFlight);
+      perCallMs.push((performance.now() - started) / calls);
+    }
+    return { count, inFlight, perCallMs };
   }
 
   // -- chrome events ---------------------------------------------------------------
@@ -332,6 +368,44 @@ function tabIdOf(params) {
   const tabId = params && params.tabId;
   if (!Number.isInteger(tabId)) throw new CommandError('bad_request', "'tabId' must be an integer");
   return tabId;
+}
+
+/**
+ * @param {unknown} value @param {number} min @param {number} max @param {number} fallback
+ */
+function boundedInt(value, min, max, fallback) {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || /** @type {number} */ (value) < min || /** @type {number} */ (value) > max) {
+    throw new CommandError('bad_request', `expected an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return /** @type {number} */ (value);
+}
+
+/**
+ * `sendCommand` `calls` times, `inFlight` at a time, the callback form as on the hot path.
+ * @param {chrome.debugger.Debuggee} target @param {string} method @param {object} params
+ * @param {number} calls @param {number} inFlight
+ * @returns {Promise<void>}
+ */
+function repeatCdp(target, method, params, calls, inFlight) {
+  return new Promise((resolve, reject) => {
+    let started = 0;
+    let done = 0;
+    let failed = false;
+    const next = () => {
+      started++;
+      chrome.debugger.sendCommand(target, method, params, () => {
+        const failure = chrome.runtime.lastError;
+        if (failed) return;
+        if (failure) {
+          failed = true;
+          reject(new CommandError('cdp_error', String(failure.message || failure)));
+        } else if (++done === calls) resolve();
+        else if (started < calls) next();
+      });
+    };
+    for (let i = 0; i < Math.min(inFlight, calls); i++) next();
+  });
 }
 
 /**

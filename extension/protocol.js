@@ -3,8 +3,9 @@
 // PROTOCOL_VERSION on both sides whenever a command, event or field changes.
 // Version 2: a frame may be a JSON array of messages (batches while many are in flight).
 // Version 3: the downloadInfo command (where a download is saved); createTab's ownWindow.
+// Version 4: the timeCdpCommand command (the floor under a CDP round trip, for benchmarks).
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** Relays listen on the first free port of this range (bridge/relay.py PORT_RANGE). */
 export const PORT_FIRST = 19222;

@@ -6,6 +6,10 @@ import { CommandError, PROTOCOL_VERSION, encodeError, encodeResult, isReply } fr
 /** @typedef {import('./debuggee.js').Debuggee} Debuggee */
 
 const SILENCE_LIMIT_MS = 45000; // the relay pings every 15 s; this much silence means it is gone
+const MAX_BATCH = 64; // messages per frame at most
+const HOLD_MS = 2; // how long a CDP reply waits for the rest of its frame's replies, at most
+
+/** @typedef {{ left: number }} Group CDP commands that arrived in one frame, not answered yet */
 
 export class RelayConnection {
   /**
@@ -28,12 +32,15 @@ export class RelayConnection {
     this.inFlight = 0;
     /** @type {string[]} */
     this.outbox = [];
-    this.flushScheduled = false;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.flushTimer = undefined;
+    this.flushDue = 0;
     this.everConnected = false;
     /** @type {WebSocket | import('./native.js').NativeSocket} */
     this.ws = opts.socket ?? new WebSocket(`ws://127.0.0.1:${port}/extension`);
     this.via = opts.socket ? 'native' : 'websocket';
     this.send = this.send.bind(this);
+    this.flush = this.flush.bind(this);
     this.ws.onopen = () => {
       this.ws.send(
         JSON.stringify({
@@ -53,9 +60,9 @@ export class RelayConnection {
   }
 
   /**
-   * Send a message. Alone, it goes at once; while other commands are still in flight it
-   * waits for them (or one task turn) and they share a frame, so a burst costs fewer
-   * WebSocket sends and wake-ups. Everything goes through one queue, so order is kept.
+   * Send a message. Alone, it goes at once; while CDP commands are in flight it joins the
+   * queue, flushed as one frame when the last command in flight is answered, when 64
+   * messages wait, or one task turn later (docs/protocol.md#batching). One queue: order is kept.
    * @param {string} frame
    */
   send(frame) {
@@ -65,15 +72,45 @@ export class RelayConnection {
       return;
     }
     this.outbox.push(frame);
-    if (this.inFlight === 0 || this.outbox.length >= 64) this.flush();
-    else if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setTimeout(() => this.flush(), 0); // a task turn, not a wait: replies ready now join
+    if (this.inFlight === 0 || this.outbox.length >= MAX_BATCH) this.flush();
+    else this.flushIn(0); // a task turn, not a wait: replies ready now join
+  }
+
+  /**
+   * A CDP command's reply. The commands of one incoming frame are answered in one frame: a
+   * reply waits while others of its frame are still in flight (HOLD_MS at most, one of them
+   * may be slow), and the last one's reply sends the queue.
+   * @param {string} frame
+   * @param {Group} group the commands that came in the same frame as this one
+   */
+  reply(frame, group) {
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    group.left--;
+    if (this.outbox.length === 0 && (this.inFlight === 0 || group.left === 0)) {
+      this.ws.send(frame);
+      return;
     }
+    this.outbox.push(frame);
+    if (this.inFlight === 0 || group.left === 0 || this.outbox.length >= MAX_BATCH) this.flush();
+    else this.flushIn(HOLD_MS);
+  }
+
+  /** Flush in `ms` (0: the next task turn), unless a flush is due sooner. @param {number} ms */
+  flushIn(ms) {
+    const due = performance.now() + ms;
+    if (this.flushTimer !== undefined) {
+      if (this.flushDue <= due) return;
+      clearTimeout(this.flushTimer);
+    }
+    this.flushDue = due;
+    this.flushTimer = setTimeout(this.flush, ms);
   }
 
   flush() {
-    this.flushScheduled = false;
+    if (this.flushTimer !== undefined) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+    }
     if (!this.outbox.length) return;
     const frame = this.outbox.length === 1 ? this.outbox[0] : '[' + this.outbox.join(',') + ']';
     this.outbox = [];
@@ -111,15 +148,17 @@ export class RelayConnection {
       this.send(encodeError(null, 'malformed', 'frame is not JSON'));
       return;
     }
+    /** @type {Group} */
+    const group = { left: 0 };
     if (Array.isArray(parsed)) {
-      for (const msg of parsed) this.onMessage(msg);
+      for (const msg of parsed) this.onMessage(msg, group);
     } else {
-      this.onMessage(parsed);
+      this.onMessage(parsed, group);
     }
   }
 
-  /** @param {any} msg */
-  onMessage(msg) {
+  /** @param {any} msg @param {Group} group */
+  onMessage(msg, group) {
     if (msg === null || typeof msg !== 'object') {
       this.send(encodeError(null, 'malformed', 'frame must be a JSON object'));
       return;
@@ -152,7 +191,7 @@ export class RelayConnection {
     }
     const params = msg.params && typeof msg.params === 'object' ? msg.params : {};
     if (msg.method === 'cdpCommand') {
-      this.debuggee.cdp(this, id, params); // hot path: replies by itself, no promise chain
+      this.debuggee.cdp(this, id, params, group); // hot path: replies by itself, no promise chain
       return;
     }
     this.debuggee.command(this, msg.method, params).then(

@@ -250,3 +250,57 @@ async def test_the_extension_never_answers_a_reply_or_an_error(
     heard = [r.getMessage() for r in caplog.records if r.name == "bridge.link"]
     assert not [m for m in heard if "reports an error" in m or "not pending" in m], heard
     assert link.malformed_frames == before
+
+
+# -- timeCdpCommand: the floor under a CDP round trip (docs/protocol.md#timing) -------------------
+
+
+async def test_the_extension_times_a_cdp_command_on_a_tab_it_attached(
+    extension_link: Browser, relay: Relay, tab: CdpSession
+) -> None:
+    link = await relay.wait_for_link(scaled(15.0))
+    counted = {"expression": "window.timedCalls = (window.timedCalls || 0) + 1"}
+    result = await link.request(
+        "timeCdpCommand",
+        {
+            "tabId": tab.tab_id,
+            "method": "Runtime.evaluate",
+            "params": counted,
+            "count": 12,
+            "inFlight": 3,
+            "rounds": 4,
+        },
+    )
+    assert result["count"] == 12 and result["inFlight"] == 3
+    assert len(result["perCallMs"]) == 4
+    assert all(isinstance(ms, int | float) and ms >= 0 for ms in result["perCallMs"])
+    # Each call reached the page: the command ran exactly count times, none dropped or repeated.
+    assert await tab.evaluate("window.timedCalls") == 12
+    # Defaults: 100 calls, one at a time, one round.
+    plain = await link.request(
+        "timeCdpCommand", {"tabId": tab.tab_id, "method": "Runtime.evaluate", "params": counted}
+    )
+    assert (plain["count"], plain["inFlight"], len(plain["perCallMs"])) == (100, 1, 1)
+    assert await tab.evaluate("window.timedCalls") == 112
+
+
+async def test_timing_refuses_what_a_cdp_command_would_refuse(
+    extension_link: Browser, relay: Relay, tab: CdpSession
+) -> None:
+    link = await relay.wait_for_link(scaled(15.0))
+
+    async def refused(params: dict[str, object]) -> str:
+        with pytest.raises(CommandFailed) as failed:
+            await link.request("timeCdpCommand", params)
+        return failed.value.error_code
+
+    evaluate = {"tabId": tab.tab_id, "method": "Runtime.evaluate", "params": {"expression": "1"}}
+    # A tab this relay did not attach (here: no tab at all) is not this relay's to drive.
+    assert await refused({**evaluate, "tabId": 2**31 - 1}) == "not_attached"
+    assert await refused({**evaluate, "tabId": "one"}) == "bad_request"
+    assert await refused({**evaluate, "method": ""}) == "bad_request"
+    for bad in ({"count": 0}, {"count": 10001}, {"inFlight": 101}, {"rounds": 2, "count": 1}):
+        assert await refused({**evaluate, **bad}) == "bad_request", bad
+    assert await refused({**evaluate, "method": "Nope.nothing"}) == "cdp_error"
+    # The tab still answers: a failed measurement leaves nothing behind.
+    assert await tab.evaluate("1 + 1") == 2

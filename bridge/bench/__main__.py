@@ -170,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     if rt:
         print(
             "\nwhere one round trip goes: bridge {bridge_rtt_ms:.3f} ms = relay↔extension "
-            "(ping, no CDP) {relay_extension_ping_ms:.3f} ms + chrome.debugger hop; direct CDP "
+            "(ping, no CDP) {relay_extension_ping_ms:.3f} ms + the extension's own "
+            "chrome.debugger.sendCommand {extension_send_command_ms:.3f} ms (the floor, "
+            "{floor_ms:.3f} ms) + bridge's own {bridge_over_floor_ms:.3f} ms; direct CDP "
             "{direct_rtt_ms:.3f} ms; bridge's Python CPU "
             "{python_cpu_ms_per_call:.3f} ms/call".format(**rt)
         )

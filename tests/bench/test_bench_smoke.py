@@ -37,6 +37,7 @@ async def test_quick_benchmark_writes_a_complete_report(tmp_path: Path) -> None:
     for expected in (
         "CDP round trip, median",
         "CDP throughput, 50 in flight",
+        "CDP round trip vs floor",
         "ask_both wall time (0.2 s answers)",
         "ask_both wall time (2 s answers)",
         "relay start → extension connected",
@@ -45,6 +46,15 @@ async def test_quick_benchmark_writes_a_complete_report(tmp_path: Path) -> None:
     ):
         assert expected in names
     assert any("noticing vs spec 1 s polling" in n for n in names)
+    assert any("noticing vs an ideal 1 s poll" in n for n in names)
+    assert any("bridge's page CPU per chunk" in n for n in names)
+    # The scaling curves: in the JSON, and each drawn next to it.
+    curves = report["curves"]
+    assert set(curves) >= {"tabs_attached", "concurrent_asks", "answer_size"}
+    for name in curves:
+        drawn = tmp_path / f"{reports[0].stem}-{name}.svg"
+        assert drawn.read_text().lstrip().startswith(("<?xml", "<svg")), name
+    assert report["profile"]["peers"] == {"skipped": "--quick"}
     for figure in report["figures"]:
         assert set(figure) >= {"bridge", "reference", "ratio", "target", "met", "unit"}
     assert "figure" in out.decode() and str(reports[0].name) in out.decode()
