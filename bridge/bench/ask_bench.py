@@ -5,6 +5,7 @@ only, never in the product)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -27,6 +28,15 @@ ANSWER = Behaviour(chunk_chars=24, chunk_interval_ms=15)
 # baseline run on these. On a 0.3 s answer a 1 s poll's first look already finds it done,
 # which flatters the ratio; on a 3 s answer the poll waits out its phase like a real one.
 REALISTIC = Behaviour(chunk_chars=24, duration_ms=3000)
+
+
+def realistic(n: int) -> Behaviour:
+    """A 3–4 s answer: 3 s plus a phase spread over the poll's period (n × 397 ms mod 1 s),
+    so a 1 s poll that starts with the question is not lined up with the answer's end (a
+    whole-second answer would be noticed by it at once, and flatter the baseline)."""
+    return dataclasses.replace(REALISTIC, duration_ms=3000 + (n * 397) % 1000)
+
+
 IDEAL_POLL_MS = 500.0  # a 1 s poll notices on average half a period late
 # Streams for ~2 s (about 160 characters a second), closer to the real sites.
 PACED = Behaviour(chunk_chars=24, chunk_interval_ms=150)
@@ -85,7 +95,7 @@ async def _one(
     *,
     new_chat: bool,
     polling: bool,
-    behaviour: Behaviour = REALISTIC,
+    behaviour: Behaviour | None = None,
 ) -> _Sample:
     # The baseline shares the browser, the state and the session key: the same tabs.
     baseline = Bridge(
@@ -95,7 +105,7 @@ async def _one(
         flow=spec_polling_flow(),
     )
     site = fakes.chatgpt if provider == "chatgpt" else fakes.gemini
-    site.queue(behaviour)
+    site.queue(behaviour or realistic(n))
     question = QUESTION.format(n=n)
     started = time.time()
     result: AskResult = await (baseline if polling else bridge).ask(
