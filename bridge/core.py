@@ -111,8 +111,7 @@ class Bridge:
         ``mode``: the site's mode to ask in (docs/sites.md#modes), an item of its picker by
         id or label; the ask fails closed (``ModeUnavailable``, ``ModeUnconfirmed``) before
         anything is typed when the page does not show it chosen."""
-        if provider not in PROVIDERS:
-            raise ValueError(f"unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
+        _check_provider(provider)
         if not question.strip():
             raise ValueError("the question is empty")
         attachments = await read_files(files)
@@ -199,8 +198,7 @@ class Bridge:
         see the page's own read of the conversation). ``source``: "auto" reads the network
         first and checks it against the page; "network" or "dom" returns that reading alone.
         """
-        if provider not in PROVIDERS:
-            raise ValueError(f"unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
+        _check_provider(provider)
         if source not in ("auto", "network", "dom"):
             raise ValueError(f"unknown source {source!r}: use auto, network or dom")
         spec = provider_spec(provider, self.store.root)
@@ -220,8 +218,7 @@ class Bridge:
     ) -> ConversationList:
         """The recent conversations the site's page lists (title and url, the page's order),
         read from the provider's tab (docs/sites.md#conversations); never waits for an ask."""
-        if provider not in PROVIDERS:
-            raise ValueError(f"unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
+        _check_provider(provider)
         tab = await self.provider_tab(provider, session_key=session_key)
         return await list_conversations(
             tab, provider_spec(provider, self.store.root), self.store.root
@@ -281,8 +278,7 @@ class Bridge:
         let a call last; a job is collected later, by this process or, if it is gone, by
         the next one. What needs no browser to refuse (unknown provider, empty question, a
         file that cannot go) raises here, before a job exists."""
-        if provider not in PROVIDERS:
-            raise ValueError(f"unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
+        _check_provider(provider)
         if not question.strip():
             raise ValueError("the question is empty")
         attachments = await read_files(files)
@@ -539,6 +535,11 @@ class _RunningJob:
     listeners: list[ProgressCallback] = field(default_factory=list)
     tab: CdpSession | None = None  # the tab a resumed job reads (an ask's is in _asking)
     url_probed: bool = False
+
+
+def _check_provider(provider: str) -> None:
+    if provider not in PROVIDERS:
+        raise ValueError(f"unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
 
 
 def _mode_or_none(mode: str | None) -> str | None:

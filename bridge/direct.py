@@ -95,3 +95,11 @@ class DirectCdp:
     async def attach(self, target_id: str) -> str:
         result = await self.call("Target.attachToTarget", {"targetId": target_id, "flatten": True})
         return str(result["sessionId"])
+
+    async def attach_page(self, url: str) -> str:
+        """A session on the page showing ``url`` (a URL unique to it, e.g. a tab bridge has
+        open too: the benchmarks measure the same tab both ways)."""
+        target = next((t for t in await self.targets("page") if t["url"] == url), None)
+        if target is None:
+            raise LookupError(f"no page shows {url}")
+        return await self.attach(target["targetId"])

@@ -4,13 +4,50 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from bridge.fakes import FakeSites
 from bridge.runtime import Runtime, RuntimeOptions
 
-__all__ = ["fake_site_runtime"]
+__all__ = ["fake_site_runtime", "serve_pages"]
+
+#: A page by its path and query (``/nodes``, ``{"n": ["100"]}``): HTML, or None for a 404.
+PageSource = Callable[[str, Mapping[str, list[str]]], str | None]
+
+
+@contextlib.contextmanager
+def serve_pages(page: PageSource) -> Iterator[str]:
+    """The benchmarks' local pages on a loopback HTTP server (a free port): its base URL
+    (``http://127.0.0.1:PORT``) until the block ends."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            parts = urlsplit(self.path)
+            body = page(parts.path, parse_qs(parts.query))
+            if body is None:
+                self.send_error(404)
+                return
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass  # a benchmark's output is its figures
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @contextlib.contextmanager

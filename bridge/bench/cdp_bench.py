@@ -89,8 +89,7 @@ async def measure_cdp(
     interleaved."""
     await browser.activate_tab(tab.tab_id)
     url = await tab.evaluate("location.href")
-    target = next(t for t in await direct.targets("page") if t["url"] == url)
-    sid = await direct.attach(target["targetId"])
+    sid = await direct.attach_page(url)
     link = await browser.transport()
 
     async def via_bridge() -> object:

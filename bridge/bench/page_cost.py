@@ -125,9 +125,7 @@ async def _measure_one(
 ) -> dict[str, Any]:
     key = f"pagecost-{provider}-{turns}"
     tab, site, bridge = await _conversation(runtime, fakes, provider, turns, key)
-    url = await tab.evaluate("location.href")
-    target = next(t for t in await direct.targets("page") if t["url"] == url)
-    sid = await direct.attach(target["targetId"])
+    sid = await direct.attach_page(await tab.evaluate("location.href"))
     await direct.call("Profiler.enable", {}, sid)
     await direct.call("Profiler.setSamplingInterval", {"interval": SAMPLE_US}, sid)
     bridge_ms: list[float] = []

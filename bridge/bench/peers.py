@@ -24,13 +24,11 @@ import shutil
 import signal
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +36,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from bridge import __version__
+from bridge.bench import serve_pages
 from bridge.bench.stats import Figure, median, render_table
 from bridge.launcher import find_browser
 
@@ -132,33 +131,9 @@ def _table() -> str:
 PAGES = {"form": _form(), "article": _article(), "table": _table()}
 
 
-@contextlib.contextmanager
-def _serve_pages() -> Iterator[str]:
-    """The pages on a loopback HTTP server: its base URL until the block ends."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            page = PAGES.get(self.path.strip("/").split("?")[0])
-            if page is None:
-                self.send_error(404)
-                return
-            body = ("<!doctype html><meta charset=utf-8>" + page).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def _page(path: str, query: Mapping[str, list[str]]) -> str | None:
+    page = PAGES.get(path.strip("/"))
+    return None if page is None else "<!doctype html><meta charset=utf-8>" + page
 
 
 # -- the task list -----------------------------------------------------------------------
@@ -425,7 +400,7 @@ async def measure_peers(
     peer = found
     browser = str(find_browser(browser_path))
     extra = list(chromium_args or [])
-    with tempfile.TemporaryDirectory(prefix="bridge-peers-") as tmp, _serve_pages() as base:
+    with tempfile.TemporaryDirectory(prefix="bridge-peers-") as tmp, serve_pages(_page) as base:
         root, bridge, playwright = _servers(peer, tmp, browser, extra, list(peer_args or []))
         task_list = tasks(base)
         raw: dict[str, Any] = {

@@ -29,17 +29,14 @@ import math
 import os
 import platform
 import sys
-import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
-from bridge.bench import fake_site_runtime
+from bridge.bench import fake_site_runtime, serve_pages
 from bridge.bench.charts import Curve, Point, Series, write_charts
 from bridge.bench.stats import median, p95
 from bridge.cdp import CdpSession
@@ -105,49 +102,13 @@ def nodes_page(n: int) -> str:
     return f"<!doctype html><title>{n} nodes</title><main>{''.join(parts)}</main>"
 
 
-def _page(path: str, query: dict[str, list[str]]) -> str | None:
+def _page(path: str, query: Mapping[str, list[str]]) -> str | None:
     if path == "/nodes":
         return nodes_page(int(query.get("n", ["100"])[0]))
     if path == "/idle":
         tab = query.get("tab", [""])[0]
         return f"<!doctype html><title>idle {tab}</title><h1>Idle tab {tab}</h1><p>Nothing.</p>"
     return None
-
-
-@contextlib.contextmanager
-def _serve() -> Iterator[str]:
-    """A loopback HTTP server for the generated pages; yields its base URL."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            parts = urlsplit(self.path)
-            body = _page(parts.path, parse_qs(parts.query))
-            if body is None:
-                self.send_error(404)
-                return
-            data = body.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-async def _direct_session(direct: DirectCdp, url: str) -> str:
-    """A direct CDP session on the page showing ``url`` (a URL unique to it)."""
-    target = next(t for t in await direct.targets("page") if t["url"] == url)
-    return await direct.attach(target["targetId"])
 
 
 async def _close_quietly(runtime: Runtime, tab_id: int) -> None:
@@ -201,7 +162,7 @@ async def tabs_curve(
     try:
         await runtime.browser.activate_tab(probe.tab_id)
         if direct is not None:
-            sid = await _direct_session(direct, probe_url)
+            sid = await direct.attach_page(probe_url)
 
         async def via_bridge() -> object:
             return await probe.send("Runtime.evaluate", {"expression": "1"})
@@ -511,7 +472,7 @@ async def snapshot_curves(
 
 
 async def _direct_ax_tree(direct: DirectCdp, url: str, times: int) -> list[float]:
-    sid = await _direct_session(direct, url)
+    sid = await direct.attach_page(url)
     try:
         return await _timed(
             lambda: direct.call("Accessibility.getFullAXTree", {}, sid, timeout=120), times
@@ -537,7 +498,7 @@ async def measure_scaling(
     devtools = launched.devtools_url if launched is not None else None
     curves: dict[str, Curve] = {}
     async with contextlib.AsyncExitStack() as stack:
-        base = stack.enter_context(_serve())
+        base = stack.enter_context(serve_pages(_page))
         direct = await stack.enter_async_context(DirectCdp(devtools)) if devtools else None
         _say(f"scaling: round trips with {', '.join(map(str, settings.tabs))} tabs attached…")
         curves["tabs_attached"] = await tabs_curve(runtime, base, direct, settings)

@@ -14,12 +14,10 @@ import asyncio
 import json
 import statistics
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Mapping
 
+from bridge.bench import serve_pages
 from bridge.direct import DirectCdp
 from bridge.runtime import Runtime, RuntimeOptions
 
@@ -103,32 +101,14 @@ def _mail() -> str:
 PAGES = {"/article": _article(), "/table": _table(), "/mail": _mail()}
 
 
-@contextmanager
-def _serve() -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = ("<!doctype html>" + PAGES.get(self.path, "")).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def _page(path: str, query: Mapping[str, list[str]]) -> str | None:
+    page = PAGES.get(path)
+    return None if page is None else "<!doctype html>" + page
 
 
 async def measure(clicks: int) -> dict[str, object]:
     out: dict[str, object] = {}
-    with _serve() as base:
+    with serve_pages(_page) as base:
         runtime = Runtime(
             RuntimeOptions(launch=True, headless=True, isolated=True, remote_debugging=True)
         )

@@ -50,14 +50,15 @@ def test_the_package_is_found_by_its_package_json(tmp_path: Path) -> None:
     assert peer.version == "9.9.9" and peer.cli == package / "cli.js"
 
 
-def _installed() -> str | None:
+def _missing() -> str | None:
+    """Why the optional peer cannot run here (find_peer says it as text), else None."""
     found = find_peer()
     return found if isinstance(found, str) else None
 
 
 @pytest.mark.e2e
 @pytest.mark.skipif(
-    _installed() is not None, reason=f"optional peer {PEER} not installed: {_installed()}"
+    _missing() is not None, reason=f"optional peer {PEER} not installed: {_missing()}"
 )
 async def test_one_round_through_both_servers() -> None:
     figures, raw = await asyncio.wait_for(measure_peers(rounds=1, quick=True), 300)

@@ -340,34 +340,32 @@
   // dialog (`mat-dialog-container[role="dialog"]` [G5.3]) over a backdrop that takes every
   // click; no file chooser opens until Agree, which is remembered in the page's localStorage
   // (the real site's memory of it is not documented) and then opens the chooser. Cancel and
-  // Escape close it, remembering nothing. The body text and the overlay markup around the
-  // container are Angular Material's usual ones, not evidenced; the backdrop does not close it.
+  // Escape close it, remembering nothing. The body text is unevidenced, and the overlay
+  // around the container is plain elements (its real markup is not documented).
   const CONSENT_KEY = 'fake-gemini-upload-consent';
   const consented = () => !config.uploadConsent || localStorage.getItem(CONSENT_KEY) === 'agreed';
 
   /** @param {() => void} then what the upload does once agreed */
   function askConsent(then) {
     if (document.querySelector('mat-dialog-container')) return;
-    const cancel = el('button', { type: 'button', class: 'mat-mdc-button' }, TEXT.cancel);
-    const agree = el('button', { type: 'button', class: 'mat-mdc-button' }, TEXT.agree);
-    const overlay = el('div', { class: 'cdk-overlay-container' },
+    const cancel = el('button', { type: 'button' }, TEXT.cancel);
+    const agree = el('button', { type: 'button' }, TEXT.agree);
+    const overlay = el('div', {},
       el('div', {
-        class: 'cdk-overlay-backdrop cdk-overlay-backdrop-showing',
         style: 'position: fixed; inset: 0; background: rgba(0, 0, 0, 0.3)',
       }),
       el('div', {
-        class: 'cdk-global-overlay-wrapper',
         style: 'position: fixed; inset: 0; display: flex; align-items: center; ' +
           'justify-content: center; pointer-events: none',
-      }, el('div', { class: 'cdk-overlay-pane', style: 'pointer-events: auto' },
+      }, el('div', { style: 'pointer-events: auto' },
         el('mat-dialog-container', {
           role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'upload-consent-title',
-          class: 'mat-mdc-dialog-container', tabindex: '-1',
+          tabindex: '-1',
           style: 'display: block; background: #fff; padding: 24px; max-width: 420px',
         },
-        el('h2', { id: 'upload-consent-title', class: 'mat-mdc-dialog-title' }, TEXT.consentTitle),
-        el('div', { class: 'mat-mdc-dialog-content' }, TEXT.consentBody),
-        el('div', { class: 'mat-mdc-dialog-actions' }, cancel, agree)))));
+        el('h2', { id: 'upload-consent-title' }, TEXT.consentTitle),
+        el('div', {}, TEXT.consentBody),
+        el('div', {}, cancel, agree)))));
     /** @param {KeyboardEvent} event */
     const onKey = (event) => { if (event.key === 'Escape') close(); };
     const close = () => {
