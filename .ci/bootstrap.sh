@@ -39,6 +39,11 @@ python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
   echo "bootstrap: bridge needs Python 3.11 or newer (found $(python3 --version))" >&2; exit 1; }
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
+# Until 0.2 the distribution was called "bridge": a .venv made then has both, and pytest would
+# load the plugin twice. Only ours can be there (this .venv is the checkout's own).
+if .venv/bin/python -m pip show -q bridge >/dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall -y -q bridge
+fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
 
 # The Node clients, exactly as locked (no browser download: they connect to bridge).

@@ -1,4 +1,4 @@
-"""``python -m bridge``: terminal commands over the same core the MCP server uses.
+"""``bridge`` (or ``python -m bridge``): terminal commands over the same core the MCP server uses.
 
 - ``python -m bridge ask "question" [--provider chatgpt|gemini|both] [--file PATH …] [--mode M]
   [--launch]``: ask once and print the answer (``--json`` for the whole result); each
@@ -20,14 +20,24 @@ import json
 import signal
 import sys
 import time
-from typing import cast
+from collections.abc import Callable, Coroutine
+from typing import Any, cast
 
 from bridge import doctor, native_install
-from bridge.errors import AttachmentRefused, BridgeError
+from bridge.about import version_line
+from bridge.demo import DEMO_NOTE, demo_setup, demo_summary, refuse_demo_options
+from bridge.errors import AttachmentRefused, BridgeError, extension_dir
 from bridge.providers.attachments import prepare_files
 from bridge.relay import PORT_RANGE
 from bridge.results import PROVIDERS, Provider
-from bridge.runtime import Runtime, add_runtime_arguments, options_from_args, start_error
+from bridge.runtime import (
+    Runtime,
+    RuntimeOptions,
+    add_runtime_arguments,
+    options_from_args,
+    start_error,
+)
+from bridge.state import StateStore
 from bridge.waiting import scaled
 
 
@@ -167,7 +177,7 @@ def parse_modes(given: list[str]) -> dict[Provider, str]:
     return modes
 
 
-async def _ask_main(args: argparse.Namespace) -> int:
+async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = None) -> int:
     try:  # before any browser starts: a file that cannot go costs nothing
         files = await asyncio.to_thread(prepare_files, args.file)
     except AttachmentRefused as exc:
@@ -178,7 +188,7 @@ async def _ask_main(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    options = options_from_args(args)
+    options = options or options_from_args(args)
     options.connect_timeout = args.connect_timeout
     runtime = Runtime(options)
     try:
@@ -223,9 +233,37 @@ async def _ask_main(args: argparse.Namespace) -> int:
         await runtime.stop()
 
 
+async def _ask_demo(args: argparse.Namespace) -> int:
+    """``ask --demo``: the same ask against the built-in fake sites (bridge.demo), then the
+    timings and history lines the ask left, from a state directory that is removed after."""
+    options = options_from_args(args)
+    refusal = refuse_demo_options(options)
+    if refusal is not None:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    with demo_setup(options) as setup:
+        print(DEMO_NOTE, file=sys.stderr, flush=True)
+        started = time.monotonic()
+        status = await _ask_main(args, options)
+        wall_ms = (time.monotonic() - started) * 1000
+        if status == 0 and not args.json:
+            history = StateStore(setup.state_dir).history()
+            print("\n".join(demo_summary(history, wall_ms)), flush=True)
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bridge", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="bridge", description="Terminal commands over the same core the MCP server uses."
+    )
+    parser.add_argument("--version", action="version", version=version_line("bridge"))
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser(
+        "extension-path",
+        help="print the folder of the extension that ships with bridge (for Load unpacked)",
+        description="Print the folder of bridge's extension. In Chrome: chrome://extensions, "
+        "turn on Developer mode, Load unpacked, and choose this folder.",
+    )
     ask = sub.add_parser("ask", help="ask ChatGPT, Gemini or both once and print the answer")
     ask.add_argument("question")
     ask.add_argument("--provider", choices=["chatgpt", "gemini", "both"], default="both")
@@ -255,6 +293,13 @@ def main(argv: list[str] | None = None) -> int:
         default=10.0,
         help="seconds to wait for the extension to connect (default 10)",
     )
+    ask.add_argument(
+        "--demo",
+        action="store_true",
+        help="try it without an account: ask bridge's built-in fake ChatGPT and Gemini in a "
+        "headless Chromium it launches (temporary profile and state; nothing leaves this "
+        "machine), then show the timings and the history line",
+    )
     add_runtime_arguments(ask)
     relay = sub.add_parser("relay", help="run a relay and report the extension's connection")
     add_runtime_arguments(relay, state=False)
@@ -274,11 +319,19 @@ def main(argv: list[str] | None = None) -> int:
     doctor.add_arguments(doc)
     add_runtime_arguments(doc)
     args = parser.parse_args(argv)
+    if args.command == "extension-path":
+        print(extension_dir())
+        return 0
     if args.command == "install-native-host":
         return native_install.run(args)
     if args.command == "doctor":
         return doctor.run(args)
-    runner = {"ask": _ask_main, "relay": _relay_main, "cdp": _cdp_main}[args.command]
+    runners: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {
+        "ask": _ask_demo if args.command == "ask" and args.demo else _ask_main,
+        "relay": _relay_main,
+        "cdp": _cdp_main,
+    }
+    runner = runners[args.command]
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(runner(args))
     return 130

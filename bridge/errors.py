@@ -21,8 +21,10 @@ __all__ = [
 
 
 def extension_dir() -> Path:
-    """Where the unpacked extension lives in this checkout (what a person loads)."""
-    return Path(__file__).resolve().parent.parent / "extension"
+    """Where the unpacked extension lives: inside the package, so an installed wheel carries it
+    (``bridge extension-path`` prints it for "Load unpacked"; a checkout's top-level
+    ``extension`` is a link to the same folder)."""
+    return Path(__file__).resolve().parent / "extension"
 
 
 class BridgeError(Exception):

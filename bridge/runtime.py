@@ -45,7 +45,7 @@ class RuntimeOptions:
     browser_path: str | None = None
     chrome_args: Sequence[str] = ()
     profile_dir: Path | None = None
-    state_dir: Path | None = None  # sessions.json, history.jsonl, debug/ (default .local/bridge)
+    state_dir: Path | None = None  # sessions.json, history.jsonl, debug/ (default_state_dir())
     relay_port: int | None = None
     session_key: str | None = None
     remote_debugging: bool = False  # tests and benchmarks: the browser's own DevTools port
@@ -89,7 +89,10 @@ def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True
         return
     s = parser.add_argument_group("state")
     s.add_argument(
-        "--state-dir", type=Path, help="sessions, history, token (default ./.local/bridge)"
+        "--state-dir",
+        type=Path,
+        help="sessions, history, tokens (default: $BRIDGE_STATE_DIR, else ./.local/bridge where "
+        "it exists, else ~/.local/state/bridge)",
     )
     s.add_argument("--session-key", help="conversation key (default: the working directory name)")
 

@@ -1,4 +1,4 @@
-"""Persistent state under the state directory (``.local/bridge/`` by default).
+"""Persistent state under the state directory (:func:`default_state_dir`).
 
 - ``sessions.json``: per session key and provider, the conversation url, tab id, last use;
 - ``history.jsonl``: one line per ask, appended;
@@ -47,8 +47,23 @@ log = logging.getLogger(__name__)
 
 
 def default_state_dir() -> Path:
+    """``$BRIDGE_STATE_DIR``; else ``./.local/bridge`` where the working directory already has
+    one (a checkout or project that kept its state there); else the per-user
+    ``$XDG_STATE_HOME/bridge`` (``~/.local/state/bridge``).
+
+    The per-user default is what an installed command needs: an MCP client may start it in
+    any directory (Claude Desktop in ``/``), and the HTTP token must be found at one place.
+    Conversations stay per project all the same: their key is the working directory's name
+    (:func:`project_key`), not the state directory."""
     env = os.environ.get("BRIDGE_STATE_DIR")
-    return Path(env) if env else Path.cwd() / ".local" / "bridge"
+    if env:
+        return Path(env)
+    local = Path.cwd() / ".local" / "bridge"
+    if local.is_dir():
+        return local
+    xdg = os.environ.get("XDG_STATE_HOME")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "state"
+    return base / "bridge"
 
 
 def project_key() -> str:

@@ -75,6 +75,22 @@ def private_runtime_dir() -> Iterator[None]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_state_dir() -> Iterator[None]:
+    """A command a test starts without --state-dir keeps its state in this run's own
+    directory, never in the developer's ~/.local/state/bridge."""
+    if os.environ.get("BRIDGE_STATE_DIR"):
+        yield
+        return
+    path = tempfile.mkdtemp(prefix="bridge-state-")
+    os.environ["BRIDGE_STATE_DIR"] = path
+    try:
+        yield
+    finally:
+        os.environ.pop("BRIDGE_STATE_DIR", None)
+        shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest_asyncio.fixture(loop_scope="session")
 async def hub(extension_link: Browser) -> AsyncIterator[ToolHub]:
     """A tool hub whose tabs (and any other tab the test opened) are closed after the test."""

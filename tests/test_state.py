@@ -104,3 +104,25 @@ async def test_waiting_for_the_lock_never_blocks_the_event_loop(tmp_path: Path) 
         valve.cancel()
         os.close(holder)
     assert store.history()[-1]["outcome"] == "ok"
+
+
+def test_default_state_dir_order(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """$BRIDGE_STATE_DIR, else the working directory's existing .local/bridge, else the
+    per-user state directory ($XDG_STATE_HOME, else ~/.local/state)."""
+    from bridge.state import default_state_dir
+
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("BRIDGE_STATE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    assert default_state_dir() == tmp_path / "home" / ".local" / "state" / "bridge"
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    assert default_state_dir() == tmp_path / "xdg" / "bridge"
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/ignored")  # the XDG spec: absolute only
+    assert default_state_dir() == tmp_path / "home" / ".local" / "state" / "bridge"
+    (project / ".local" / "bridge").mkdir(parents=True)
+    assert default_state_dir() == project / ".local" / "bridge"
+    monkeypatch.setenv("BRIDGE_STATE_DIR", str(tmp_path / "env"))
+    assert default_state_dir() == tmp_path / "env"

@@ -146,11 +146,16 @@ async def _round_trip(link: str, rounds: int, runtime_dir: Path) -> float:
 
 def _extension_at(ref: str, into: Path) -> Path:
     root = Path(__file__).resolve().parents[2]
+    # The folder moved into the package (bridge/extension); older commits have it at the top.
+    inside = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "-e", f"{ref}:bridge/extension"], capture_output=True
+    )
+    folder = "bridge/extension" if inside.returncode == 0 else "extension"
     archive = subprocess.run(
-        ["git", "-C", str(root), "archive", ref, "extension"], check=True, capture_output=True
+        ["git", "-C", str(root), "archive", ref, folder], check=True, capture_output=True
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into / "extension"
+    return into / folder
 
 
 async def main(args: argparse.Namespace) -> dict[str, object]:

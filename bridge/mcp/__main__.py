@@ -1,4 +1,4 @@
-"""``python -m bridge.mcp``: the everyday MCP server.
+"""``bridge-mcp`` (or ``python -m bridge.mcp``): the everyday MCP server.
 
 stdio by default (an MCP client starts it); ``--http`` serves Streamable HTTP on
 127.0.0.1 with a bearer token. Without ``--launch`` it waits for the person's own Chrome
@@ -23,6 +23,8 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from bridge.about import version_line
+from bridge.demo import DEMO_NOTE, demo_setup, refuse_demo_options
 from bridge.errors import BridgeError
 from bridge.mcp.auth import (
     RequestGuard,
@@ -48,7 +50,10 @@ log = logging.getLogger("bridge.mcp")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m bridge.mcp", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="bridge-mcp", description="The MCP server: ask ChatGPT and Gemini, use the browser."
+    )
+    p.add_argument("--version", action="version", version=version_line("bridge-mcp"))
     t = p.add_argument_group("transport")
     t.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
     t.add_argument("--port", type=int, default=3456, help="HTTP port (default 3456)")
@@ -75,6 +80,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--allow-file-urls", action="store_true", help="let browser tools open file: URLs"
     )
     p.add_argument("--verbose", action="store_true", help="log details to stderr")
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="try it without an account: bridge's built-in fake ChatGPT and Gemini in a "
+        "headless Chromium it launches (temporary profile and state unless --state-dir)",
+    )
     return p.parse_args(argv)
 
 
@@ -142,13 +153,27 @@ def _arm_watchdog() -> None:
 
 
 async def serve(args: argparse.Namespace) -> int:
-    state_dir = args.state_dir or default_state_dir()
+    with contextlib.ExitStack() as demo:
+        return await _serve(args, demo)
+
+
+async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
+    """Serve until stdin closes or a signal; ``demo`` holds the fake sites with ``--demo``
+    (closed here before the process exits, since the end is ``os._exit``)."""
     try:
         groups = parse_groups(args.tools)
     except ValueError as exc:
         print(f"bridge: --tools: {exc}", file=sys.stderr)
         return 2
     options = options_from_args(args)
+    if args.demo:
+        refusal = refuse_demo_options(options)
+        if refusal is not None:
+            print(f"bridge: {refusal}", file=sys.stderr)
+            return 2
+        options.state_dir = demo.enter_context(demo_setup(options)).state_dir
+        print(f"bridge: {DEMO_NOTE}", file=sys.stderr, flush=True)
+    state_dir = options.state_dir or default_state_dir()
     options.state_dir = state_dir
     options.tool_settings = ToolSettings(
         action_timeout=args.action_timeout, allow_file_urls=args.allow_file_urls
@@ -180,7 +205,7 @@ async def serve(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     # A tool called before the extension connects fails fast, with instructions.
-    options.connect_timeout = scaled(30.0) if args.launch else scaled(3.0)
+    options.connect_timeout = scaled(30.0) if options.launch else scaled(3.0)
     # The DevTools token is shown once, when it is made; later starts name its file instead.
     cdp_token_path = state_dir / "cdp-token"
     _, cdp_token_created = load_or_create_token(cdp_token_path)
@@ -199,7 +224,7 @@ async def serve(args: argparse.Namespace) -> int:
             if runtime.launched
             else ""
         )
-        + ("" if args.launch else "; waiting for Chrome with the bridge extension"),
+        + ("" if options.launch else "; waiting for Chrome with the bridge extension"),
         file=sys.stderr,
         flush=True,
     )
@@ -252,6 +277,8 @@ async def serve(args: argparse.Namespace) -> int:
                 await runtime.stop()
         except Exception as exc:  # shutting down anyway; the watchdog bounds what is left
             log.warning("cleanup at shutdown failed: %r", exc)
+        with contextlib.suppress(Exception):  # the fake sites' server thread, with --demo
+            demo.close()
         log.info("stopped")
         # Everything of ours is stopped. Exit now: a thread still blocked reading stdin (after a
         # signal) would otherwise hold the interpreter's shutdown until the watchdog fires.
