@@ -77,8 +77,9 @@ def demo_setup(options: RuntimeOptions) -> Iterator[DemoSetup]:
 
 def demo_summary(history: list[dict[str, Any]], wall_ms: float | None) -> list[str]:
     """What the demo prints after the answers, from the history lines the asks appended (what
-    a real ask keeps): each provider's timings, then the lines themselves, shortened."""
-    lines = [DEMO_NOTE]
+    a real ask keeps): each provider's timings, then the lines themselves, shortened. (The
+    demo's note, :data:`DEMO_NOTE`, goes to stderr when it starts.)"""
+    lines: list[str] = []
     answered = [record for record in history if record.get("outcome") == "ok"]
     for record in answered:
         t = record.get("timings") or {}

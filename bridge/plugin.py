@@ -104,6 +104,22 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     )
 
 
+def _quiet_asyncio_default(config: pytest.Config) -> None:
+    """bridge brings pytest-asyncio into every project that installs it, and pytest-asyncio
+    warns (a PytestDeprecationWarning at every run) in a project that never chose a default
+    fixture loop scope. In such a project only, say what pytest-asyncio does when unset
+    ("fixture-scope"): the run is the same, without the warning. A project's own setting
+    (ini file or ``-o``) is left alone. pytest has no public way for a plugin to give an ini
+    value: this fills the value's cache, read by pytest-asyncio's configure after this one."""
+    try:
+        chosen = config.getini(_ASYNCIO_SCOPE_INI)
+    except ValueError:  # pytest-asyncio is not loaded (-p no:asyncio)
+        return
+    cache = getattr(config, "_inicache", None)
+    if not chosen and isinstance(cache, dict):
+        cache[_ASYNCIO_SCOPE_INI] = _ASYNCIO_KEEP_FIXTURE_SCOPE
+
+
 def _playwright_owns_headed(pluginmanager: pytest.PytestPluginManager) -> bool:
     """Will pytest-playwright define ``--headed`` (same meaning: a browser with a window)?
 
@@ -118,7 +134,14 @@ def _playwright_owns_headed(pluginmanager: pytest.PytestPluginManager) -> bool:
     return importlib.util.find_spec("pytest_playwright") is not None
 
 
+#: pytest-asyncio's own value for "each fixture's loop is its scope's" (its behaviour when unset).
+_ASYNCIO_SCOPE_INI = "asyncio_default_fixture_loop_scope"
+_ASYNCIO_KEEP_FIXTURE_SCOPE = "fixture-scope"
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    _quiet_asyncio_default(config)
     config.addinivalue_line(
         "markers", "e2e: runs in a real browser through the relay and the bridge extension"
     )

@@ -48,15 +48,14 @@ def test_summary_names_the_fakes_the_timings_and_a_shortened_history_line() -> N
     answer = "A decorator wraps a function. " * 10
     history = [_history("chatgpt", answer), _history("gemini", "short")]
     lines = demo_summary(history, wall_ms=1234.0)
-    assert lines[0] == DEMO_NOTE
-    assert lines[1].startswith("timings: chatgpt: 1.10 s in all (open tab 0.12 s, type 0.03 s")
-    assert lines[1].endswith(f"{len(answer)} chars from https://chatgpt.example/c/1")
-    assert lines[3] == "timings: the whole command, browser start included: 1.23 s"
-    shown = json.loads(lines[4].removeprefix("history: "))
+    assert lines[0].startswith("timings: chatgpt: 1.10 s in all (open tab 0.12 s, type 0.03 s")
+    assert lines[0].endswith(f"{len(answer)} chars from https://chatgpt.example/c/1")
+    assert lines[2] == "timings: the whole command, browser start included: 1.23 s"
+    shown = json.loads(lines[3].removeprefix("history: "))
     assert shown["answer"] == f"{answer[:60]}… ({len(answer)} chars)"
     assert shown["timings"] == "{…}" and shown["used"] == "{…}"
     assert shown["provider"] == "chatgpt" and shown["question"] == QUESTION
-    assert json.loads(lines[5].removeprefix("history: "))["answer"] == "short"
+    assert json.loads(lines[4].removeprefix("history: "))["answer"] == "short"
 
 
 def test_summary_of_a_failed_ask_shows_its_history_line_but_no_timings() -> None:

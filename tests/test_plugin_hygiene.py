@@ -319,3 +319,54 @@ def test_only_tests_using_bridge_s_own_fixtures_move_to_the_session_loop(
         "own/test_o.py::test_own_relay": "default",
         "own/test_o.py::test_explicit_scope": "module",
     }
+
+
+# -- a project that set nothing up --------------------------------------------------------------
+
+BARE_TESTS = """
+import asyncio
+
+import pytest
+import pytest_asyncio
+
+
+@pytest_asyncio.fixture(scope="module")
+async def module_loop():
+    return asyncio.get_running_loop()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_module_fixture_runs_on_its_scope_s_loop(module_loop):
+    assert module_loop is asyncio.get_running_loop()
+"""
+
+
+def test_a_project_with_no_asyncio_settings_runs_without_warnings(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytest-asyncio comes with bridge; in a project that never configured it, it would warn
+    (PytestDeprecationWarning) at every run. Bridge keeps pytest-asyncio's own behaviour for
+    an unset default (each fixture's loop is its scope's), without the warning."""
+    pytester.makeini(
+        "[pytest]\nfilterwarnings =\n    error\n    ignore:Module already imported"
+        ":pytest.PytestAssertRewriteWarning\naddopts = -p no:cacheprovider\n"
+    )
+    pytester.makepyfile(test_bare=BARE_TESTS)
+    result = pytester.runpytest_subprocess("-W", "error::pytest.PytestDeprecationWarning", "-v")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*asyncio_default_fixture_loop_scope=fixture-scope*"])
+    assert "Warning" not in result.stdout.str() + result.stderr.str()
+    help_text = pytester.runpytest_subprocess("--help")
+    assert help_text.ret == pytest.ExitCode.OK
+    assert "DeprecationWarning" not in help_text.stdout.str() + help_text.stderr.str()
+    help_text.stdout.fnmatch_lines(["*--bridge-reports*"])
+
+
+def test_a_project_s_own_loop_scope_setting_wins(pytester: pytest.Pytester) -> None:
+    pytester.makeini(
+        "[pytest]\nasyncio_default_fixture_loop_scope = function\naddopts = -p no:cacheprovider\n"
+    )
+    pytester.makepyfile(test_bare=BARE_TESTS.replace('scope="module"', 'scope="function"'))
+    result = pytester.runpytest_subprocess("-v")
+    result.stdout.fnmatch_lines(["*asyncio_default_fixture_loop_scope=function*"])
+    result.assert_outcomes(passed=1)
