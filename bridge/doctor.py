@@ -1,4 +1,4 @@
-"""``python -m bridge doctor [--live] [--json]``: is everything bridge needs in place?
+"""``bridge doctor [--live] [--json]``: is everything bridge needs in place?
 
 Checks the browser, the relay port range, the runtime directory, the token files, the
 native host registrations and the extension (it starts a relay and waits for the extension
@@ -45,7 +45,7 @@ REMEDIES = {
     "login_required": "log in to {provider} in this browser once; bridge reuses the session",
     "rate_limited": "wait for the site's limit to reset (the message says when)",
     "extension_not_connected": "load the extension: chrome://extensions → Load unpacked → "
-    "extension/ (or run with --launch)",
+    "the folder `bridge extension-path` prints (or run with --launch)",
     "timeout": "the page did not answer in time: open it and look for a dialog, a challenge or a "
     "changed layout; run again with --json for the details",
     "challenge": "open the {provider} tab in that browser and complete the Cloudflare check",
@@ -194,14 +194,14 @@ def check_native_host() -> Check:
             "native host",
             False,
             "; ".join(broken),
-            "python -m bridge install-native-host --browser <name> (again)",
+            "bridge install-native-host --browser <name> (again)",
         )
     if not found:
         return Check(
             "native host",
             None,
             "not registered: the extension finds relays by probing ports",
-            "optional: python -m bridge install-native-host (no probing, instant connection)",
+            "optional: bridge install-native-host (no probing, instant connection)",
         )
     return Check("native host", True, f"registered for {', '.join(found)}")
 
