@@ -1,7 +1,8 @@
-"""Allure results for a scenario: steps, attachments, and on failure a screenshot and the DOM.
+"""Allure results for a scenario: steps, attachments, and on failure a screenshot and the DOM
+(captured by :mod:`bridge.scenarios.evidence`).
 
 Used only when pytest runs with ``--alluredir`` (allure-pytest then collects what is recorded
-here), so ordinary runs neither import allure nor touch the page after a failure.
+here), so ordinary runs do not import allure.
 
 Steps are recorded after the ask, from its progress marks, rather than opened live: the two
 providers of a parallel scenario progress at once on one thread, and Allure's step stack
@@ -11,48 +12,22 @@ duration.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from bridge.core import Bridge
-from bridge.errors import BridgeError
-from bridge.providers.specs import PROVIDER_SPECS
-from bridge.results import Provider
 from bridge.scenarios.checks import Check
+from bridge.scenarios.evidence import Evidence
 from bridge.scenarios.model import Scenario
 from bridge.scenarios.outcome import ScenarioOutcome, Span, step_spans
-from bridge.waiting import scaled
 
-__all__ = ["Evidence", "allure_enabled", "attach_evidence", "capture_evidence", "record"]
-
-# Shadow roots are where Gemini keeps its turns: serialise the open ones with the page.
-_DOM_JS = """(() => {
-  const roots = [];
-  const walk = (node) => {
-    for (const el of node.querySelectorAll('*')) {
-      if (el.shadowRoot) { roots.push(el.shadowRoot); walk(el.shadowRoot); }
-    }
-  };
-  walk(document);
-  const root = document.documentElement;
-  return root.getHTML ? root.getHTML({shadowRoots: roots}) : root.outerHTML;
-})()"""
+__all__ = ["allure_enabled", "attach_evidence", "record"]
 
 
 class StepFailed(AssertionError):
     """Raised inside a step to mark it failed (Allure reads the status from the exception)."""
-
-
-@dataclass(frozen=True)
-class Evidence:
-    name: str
-    body: bytes | str
-    kind: str  # "png", "html" or "text"
 
 
 def allure_enabled(config: pytest.Config) -> bool:
@@ -115,41 +90,13 @@ def _attach_json(name: str, value: Any) -> None:
     )
 
 
-async def capture_evidence(bridge: Bridge, providers: tuple[Provider, ...]) -> list[Evidence]:
-    """A screenshot and the DOM of each provider tab this test's bridge has attached."""
-    evidence: list[Evidence] = []
-    try:
-        tabs = await bridge.browser.list_tabs()
-    except BridgeError as exc:
-        return [Evidence("evidence", f"could not list tabs: {exc}", "text")]
-    for provider in providers:
-        prefixes = PROVIDER_SPECS[provider].url_prefixes
-        for info in tabs:
-            session = bridge.browser.sessions.get(info.tab_id)
-            if session is None or session.ended is not None or not info.url.startswith(prefixes):
-                continue
-            name = f"{provider} tab {info.tab_id}"
-            try:
-                if await session.evaluate("document.visibilityState") == "hidden":
-                    # A hidden tab paints no frames, so a screenshot would wait for one forever.
-                    await session.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
-                shot = await session.send(
-                    "Page.captureScreenshot", {"format": "png"}, timeout=scaled(10.0)
-                )
-                png = base64.b64decode(shot["data"])
-                evidence.append(Evidence(f"{name} screenshot", png, "png"))
-                dom = await session.evaluate(_DOM_JS, timeout=scaled(10.0))
-                evidence.append(Evidence(f"{name} DOM", str(dom), "html"))
-            except BridgeError as exc:
-                evidence.append(Evidence(f"{name} evidence", f"could not capture: {exc}", "text"))
-    return evidence
-
-
 def attach_evidence(evidence: list[Evidence]) -> None:
+    """Each piece whole: the full DOM, the screenshot as the browser gave it."""
     import allure
 
     kinds = {
         "png": allure.attachment_type.PNG,
+        "jpeg": allure.attachment_type.JPG,
         "html": allure.attachment_type.HTML,
         "text": allure.attachment_type.TEXT,
     }

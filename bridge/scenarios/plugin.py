@@ -23,13 +23,9 @@ from typing import Any, TypeVar
 import pytest
 import pytest_asyncio
 
-from bridge.scenarios.allure_results import (
-    allure_enabled,
-    attach_evidence,
-    capture_evidence,
-    record,
-)
+from bridge.scenarios.allure_results import allure_enabled, attach_evidence, record
 from bridge.scenarios.checks import Check, evaluate, failure_message
+from bridge.scenarios.evidence import Evidence, capture_evidence
 from bridge.scenarios.loader import ScenarioFileError, parse_scenario_file
 from bridge.scenarios.model import Scenario
 from bridge.scenarios.outcome import ScenarioOutcome
@@ -43,6 +39,7 @@ T = TypeVar("T")
 SCENARIO = pytest.StashKey[Scenario]()
 SOURCE = pytest.StashKey[str]()
 RESULT = pytest.StashKey[tuple[ScenarioOutcome, list[Check]]]()
+EVIDENCE = pytest.StashKey[list[Evidence]]()
 LOGGED_OUT = pytest.StashKey[dict[str, str]]()
 SCENARIO_IDS = pytest.StashKey[dict[str, str]]()
 SCENARIO_PATHS = pytest.StashKey[tuple[Path, ...]]()
@@ -258,10 +255,12 @@ def _scenario_test(
     checks = evaluate(scenario, outcome)
     item.stash[RESULT] = (outcome, checks)
     passed = all(c.passed for c in checks)
+    if not passed and bridge is not None:
+        # For the report (its HTML shows them) and Allure alike; only a failure pays for it.
+        item.stash[EVIDENCE] = _run_on(loop, capture_evidence(bridge, scenario.providers))
     if allure_enabled(config):
         record(scenario, outcome, checks)
-        if not passed and bridge is not None:
-            attach_evidence(_run_on(loop, capture_evidence(bridge, scenario.providers)))
+        attach_evidence(item.stash.get(EVIDENCE, []))
     if live:
         _skip_when_logged_out(scenario, outcome, logged_out)
     if not passed:
@@ -300,6 +299,10 @@ def _run_on(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
         raise
 
 
+def _evidence_of(item: pytest.Item) -> list[Evidence]:
+    return item.stash.get(EVIDENCE, [])
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -317,6 +320,6 @@ def pytest_runtest_makereport(
     if final:
         outcome, checks = item.stash.get(RESULT, (None, []))
         report.bridge_scenario = build_record(  # type: ignore[attr-defined]
-            report, scenario, item.stash[SOURCE], outcome, checks
+            report, scenario, item.stash[SOURCE], outcome, checks, _evidence_of(item)
         )
     return report

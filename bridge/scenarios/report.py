@@ -1,4 +1,5 @@
-"""The run report, ``reports/<UTC timestamp>.json``: every scenario's outcome, and a summary.
+"""The run report, ``reports/<UTC timestamp>.json``: every scenario's outcome, and a summary;
+beside it ``<same stem>.html``, the same report as a page to open (:mod:`.html_report`).
 
 The file is rewritten whole and atomically (temporary file, then rename) after every scenario,
 so at any moment, also after Ctrl-C or a kill, it is valid JSON holding what finished;
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.scenarios.checks import Check
+from bridge.scenarios.html_report import render_html
 from bridge.scenarios.model import Scenario
 from bridge.scenarios.outcome import ScenarioOutcome
 
@@ -57,6 +59,7 @@ def scenario_record(
     checks: Iterable[Check] = (),
     message: str | None = None,
     worker: str | None = None,
+    evidence: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """One scenario's entry: built where the test ran, so it is plain JSON-able data."""
     record: dict[str, Any] = {
@@ -76,6 +79,8 @@ def scenario_record(
         record["message"] = message
     if worker:
         record["worker"] = worker
+    if evidence:
+        record["evidence"] = evidence
     return record
 
 
@@ -130,16 +135,31 @@ class RunReport:
             "results": self.records,
         }
 
+    @property
+    def html_path(self) -> Path:
+        """The page beside the JSON (same stem, ``-2`` suffixes included)."""
+        return self.path.with_suffix(".html")
+
     def write(self) -> None:
-        data = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, default=str)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.stem}-", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(data + "\n")
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        """Both files, each replaced whole: the JSON, then the page rendered from it."""
+        report = self.to_dict()
+        _write_atomically(
+            self.path, json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n"
+        )
+        # Rendered from the JSON's own view of the run (default=str applied), as a reader
+        # of the file would see it.
+        _write_atomically(self.html_path, render_html(json.loads(json.dumps(report, default=str))))
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

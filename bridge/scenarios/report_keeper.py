@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from bridge.scenarios.checks import Check
+from bridge.scenarios.evidence import Evidence, evidence_record
 from bridge.scenarios.model import Scenario
 from bridge.scenarios.outcome import ScenarioOutcome
 from bridge.scenarios.report import RunReport, reserve_report_path, scenario_record
@@ -33,6 +34,7 @@ def build_record(
     source: str,
     outcome: ScenarioOutcome | None,
     checks: list[Check],
+    evidence: Sequence[Evidence] = (),
 ) -> dict[str, Any]:
     # A setup or teardown that broke is an error: the scenario itself decided nothing.
     status = "error" if report.when != "call" and not report.skipped else report.outcome
@@ -46,6 +48,7 @@ def build_record(
         checks=checks,
         message=_message(report),
         worker=os.environ.get("PYTEST_XDIST_WORKER"),
+        evidence=evidence_record(list(evidence)),
     )
 
 

@@ -47,7 +47,8 @@ def test_the_file_is_whole_after_every_scenario_and_says_how_the_run_ended(
         "planned": 3,
         "not_run": 1,
     }
-    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no temporary files left
+    # No temporary files left: the report and its page.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [report.html_path.name, path.name]
 
 
 def test_summary_without_a_plan() -> None:
