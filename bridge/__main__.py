@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import shutil
 import signal
 import sys
 import time
@@ -27,9 +28,9 @@ from bridge import doctor, native_install
 from bridge.about import version_line
 from bridge.demo import DEMO_NOTE, demo_setup, demo_summary, refuse_demo_options
 from bridge.errors import AttachmentRefused, BridgeError, extension_dir
-from bridge.providers.attachments import prepare_files
+from bridge.providers.attachments import Attachments, prepare_files
 from bridge.relay import PORT_RANGE
-from bridge.results import PROVIDERS, Provider
+from bridge.results import PROVIDERS, AskResult, Provider
 from bridge.runtime import (
     Runtime,
     RuntimeOptions,
@@ -38,6 +39,7 @@ from bridge.runtime import (
     start_error,
 )
 from bridge.state import StateStore
+from bridge.terminal_progress import TerminalProgress
 from bridge.waiting import scaled
 
 
@@ -191,38 +193,24 @@ async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = N
     options = options or options_from_args(args)
     options.connect_timeout = args.connect_timeout
     runtime = Runtime(options)
+    providers: list[Provider] = (
+        list(PROVIDERS) if args.provider == "both" else [cast(Provider, args.provider)]
+    )
+    # The live lines only where a person watches: a terminal, and not --json.
+    live = (
+        TerminalProgress(providers, sys.stdout, lambda: shutil.get_terminal_size().columns)
+        if not args.json and sys.stdout.isatty()
+        else None
+    )
     try:
         await runtime.start()
-        if args.provider == "both":
-            both = await runtime.bridge.ask_both(
-                args.question,
-                new_chat=args.new_chat,
-                timeout=args.timeout,
-                files=files,
-                modes=modes,
-            )
-            if args.json:
-                print(json.dumps(both.to_dict(), ensure_ascii=False, indent=2))
-            else:
-                for provider, result in both.results.items():
-                    print(f"## {provider}\n\n{result.answer}\n")
-                for provider, error in both.errors.items():
-                    print(f"## {provider}\n\nerror [{error.code}]: {error}\n")
-            return 0 if both.results else 1
-        result = await runtime.bridge.ask(
-            args.provider,
-            args.question,
-            new_chat=args.new_chat,
-            timeout=args.timeout,
-            files=files,
-            mode=modes.get(args.provider),
-        )
-        print(
-            json.dumps(result.to_dict(), ensure_ascii=False, indent=2)
-            if args.json
-            else result.answer
-        )
-        return 0
+        if live is not None:
+            live.start()
+        try:
+            return await _ask_and_print(args, runtime, files, modes, live)
+        finally:
+            if live is not None:
+                await live.close()
     except BridgeError as exc:
         print(f"error [{exc.code}]: {exc}", file=sys.stderr)
         return 1
@@ -231,6 +219,73 @@ async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = N
         return 1
     finally:
         await runtime.stop()
+
+
+def _side_text(provider: Provider, outcome: AskResult | Exception) -> str:
+    """One side of ``--provider both`` as printed: its answer, or its error."""
+    if isinstance(outcome, AskResult):
+        return f"## {provider}\n\n{outcome.answer}\n"
+    code = getattr(outcome, "code", type(outcome).__name__)
+    return f"## {provider}\n\nerror [{code}]: {outcome}\n"
+
+
+async def _ask_and_print(
+    args: argparse.Namespace,
+    runtime: Runtime,
+    files: Attachments,
+    modes: dict[Provider, str],
+    live: TerminalProgress | None,
+) -> int:
+    """Ask, printing each answer the moment it is complete (above the live lines on a
+    terminal), or with ``--json`` the whole result once at the end."""
+    on_progress = live.on_progress if live is not None else None
+    if args.provider == "both":
+
+        def side_done(provider: Provider, outcome: AskResult | Exception) -> None:
+            if args.json:
+                return
+            text = _side_text(provider, outcome)
+            if live is None:
+                print(text, flush=True)
+            elif isinstance(outcome, AskResult):
+                live.answer(provider, text, chars=len(outcome.answer))
+            else:
+                live.answer(provider, text, error=getattr(outcome, "code", "error"))
+
+        both = await runtime.bridge.ask_both(
+            args.question,
+            new_chat=args.new_chat,
+            timeout=args.timeout,
+            files=files,
+            modes=modes,
+            on_progress=on_progress,
+            on_done=side_done,
+        )
+        if args.json:
+            print(json.dumps(both.to_dict(), ensure_ascii=False, indent=2))
+        return 0 if both.results else 1
+    provider = cast(Provider, args.provider)
+    try:
+        result = await runtime.bridge.ask(
+            provider,
+            args.question,
+            new_chat=args.new_chat,
+            timeout=args.timeout,
+            files=files,
+            mode=modes.get(provider),
+            on_progress=on_progress,
+        )
+    except BridgeError as exc:
+        if live is not None:  # the line says how it ended; the message follows on stderr
+            live.board.end(provider, live.clock(), error=exc.code)
+        raise
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    elif live is not None:
+        live.answer(provider, result.answer, chars=len(result.answer))
+    else:
+        print(result.answer, flush=True)
+    return 0
 
 
 async def _ask_demo(args: argparse.Namespace) -> int:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -235,29 +236,36 @@ class Bridge:
         on_progress: ProgressCallback | None = None,
         files: Files = None,
         modes: Mapping[Provider, str | None] | None = None,
+        on_done: DoneCallback | None = None,
     ) -> BothResult:
         """Ask every provider at once; each side's answer or error, never one hiding the other.
 
         ``files`` are read once, before either side types (``AttachmentRefused`` ends the
-        call: no side asks). ``modes``: each provider's mode (docs/sites.md#modes)."""
+        call: no side asks). ``modes``: each provider's mode (docs/sites.md#modes).
+        ``on_done`` hears each side's answer or error the moment that side ends, so a caller
+        can show the first answer while the other side still works (``bridge ask``)."""
         started = time.monotonic()
         attachments = await read_files(files)
-        outcomes = await asyncio.gather(
-            *(
-                self.ask(
-                    p,
+
+        async def one(provider: Provider) -> AskResult:
+            try:
+                result = await self.ask(
+                    provider,
                     question,
                     new_chat=new_chat,
                     timeout=timeout,
                     session_key=session_key,
                     on_progress=on_progress,
                     files=attachments,
-                    mode=(modes or {}).get(p),
+                    mode=(modes or {}).get(provider),
                 )
-                for p in providers
-            ),
-            return_exceptions=True,
-        )
+            except Exception as exc:
+                await _tell_done(on_done, provider, exc)
+                raise
+            await _tell_done(on_done, provider, result)
+            return result
+
+        outcomes = await asyncio.gather(*(one(p) for p in providers), return_exceptions=True)
         return BothResult.from_outcomes(providers, outcomes, (time.monotonic() - started) * 1000)
 
     # -- jobs (docs/flows.md#jobs) ----------------------------------------------------------
@@ -523,6 +531,24 @@ class Bridge:
         except OSError as exc:
             # The answer still reaches the caller; the history line is what is lost.
             self.store.report_fault("append to", self.store.history_path, exc)
+
+
+#: Told each side's outcome of ``ask_both`` as it ends: its answer, or what it raised.
+DoneCallback = Callable[[Provider, AskResult | Exception], Awaitable[None] | None]
+
+
+async def _tell_done(
+    on_done: DoneCallback | None, provider: Provider, outcome: AskResult | Exception
+) -> None:
+    """A listener that fails costs its own display, never the answer."""
+    if on_done is None:
+        return
+    try:
+        told = on_done(provider, outcome)
+        if inspect.isawaitable(told):
+            await told
+    except Exception as exc:
+        log.warning("on_done listener failed for %s: %r", provider, exc)
 
 
 @dataclass

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
+import pty
+import re
 import socket
+import struct
 import sys
+import termios
 from pathlib import Path
 
 import pytest
 
 from bridge.fakes import FakeSites
+from bridge.fakes.behaviour import Behaviour
 from bridge.relay_registry import ENV_RUNTIME_DIR
 
 pytestmark = pytest.mark.e2e
@@ -176,3 +182,134 @@ async def test_cdp_command_prints_one_line_and_stops_when_stdin_closes(tmp_path:
     proc.stdin.close()
     assert await asyncio.wait_for(proc.wait(), 30) == 0
     assert await proc.stdout.read() == b""  # exactly one line
+
+
+# -- progress on a terminal ---------------------------------------------------------------------
+
+ESC = "\x1b"
+LINE = re.compile(r"(chatgpt|gemini)\s+(\S+(?: \[\w+\])?)\s+([\d ]+) chars\s+([\d.]+) s")
+
+
+async def _run_on_a_terminal(*args: str, columns: int = 100) -> tuple[int, str]:
+    """``python -m bridge`` with a pseudo-terminal as stdout and stderr, as in a terminal
+    window of ``columns``; everything it wrote, raw (line ends as the terminal got them)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bridge",
+        *args,
+        cwd=str(ROOT),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=slave,
+        stderr=slave,
+    )
+    os.close(slave)
+
+    def read_all() -> bytes:
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the child closed its end
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    try:
+        raw = await asyncio.wait_for(asyncio.to_thread(read_all), 120)
+        code = await asyncio.wait_for(proc.wait(), 30)
+    finally:
+        os.close(master)
+    return code, raw.decode()
+
+
+def _lines_of(raw: str, provider: str) -> list[tuple[str, int, int]]:
+    """Each drawn status line of ``provider``: (phase, chars, offset in the output)."""
+    return [
+        (m.group(2), int(m.group(3).replace(" ", "")), m.start())
+        for m in LINE.finditer(raw)
+        if m.group(1) == provider
+    ]
+
+
+async def test_both_on_a_terminal_shows_live_phases_and_the_first_answer_first(
+    fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
+) -> None:
+    fakes.gemini.set_behaviour(Behaviour(duration_ms=3000))  # Gemini takes seconds longer
+    chrome = [f"--chrome-arg={a}" for a in fake_sites.chromium_args()]
+    code, raw = await _run_on_a_terminal(
+        "ask",
+        "What is a Python decorator?",
+        "--launch",
+        "--headless",
+        "--isolated",
+        "--state-dir",
+        str(tmp_path),
+        *chrome,
+    )
+    assert code == 0, raw
+    assert f"{ESC}[2F{ESC}[2K" in raw  # redrawn in place, two lines up
+    gemini = _lines_of(raw, "gemini")
+    phases = [phase for phase, _, _ in gemini]
+    assert "streaming" in phases and phases[-1] == "done"
+    assert phases.index("streaming") < phases.index("done")
+    counts = [chars for phase, chars, _ in gemini if phase == "streaming"]
+    assert counts == sorted(counts) and len({c for c in counts if c > 0}) >= 2  # growing
+    chatgpt_answer = raw.index("## chatgpt")
+    gemini_done = next(at for phase, _, at in gemini if phase == "done")
+    assert chatgpt_answer < gemini_done < raw.index("## gemini")  # printed while Gemini worked
+    for site in (fakes.chatgpt, fakes.gemini):
+        first_line = site.records[-1].answer.splitlines()[0]
+        assert first_line in raw
+    # Left on screen at the end: one summary line per provider, after both answers.
+    tail = raw[raw.index("## gemini") :]
+    assert [m.group(1, 2) for m in LINE.finditer(tail)][-2:] == [
+        ("chatgpt", "done"),
+        ("gemini", "done"),
+    ]
+
+
+async def test_piped_output_has_answers_and_no_terminal_codes(
+    fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
+) -> None:
+    chrome = [f"--chrome-arg={a}" for a in fake_sites.chromium_args()]
+    code, out, err = await _run(
+        "ask",
+        "What is a Python decorator?",
+        "--launch",
+        "--headless",
+        "--isolated",
+        "--state-dir",
+        str(tmp_path),
+        *chrome,
+    )
+    assert code == 0, err
+    assert ESC not in out and ESC not in err
+    assert out.count("## chatgpt") == 1 and out.count("## gemini") == 1
+    assert not LINE.search(out)  # no status lines
+
+
+async def test_json_on_a_terminal_is_just_the_json(
+    fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
+) -> None:
+    chrome = [f"--chrome-arg={a}" for a in fake_sites.chromium_args()]
+    code, raw = await _run_on_a_terminal(
+        "ask",
+        "What is a Python decorator?",
+        "--provider",
+        "chatgpt",
+        "--json",
+        "--launch",
+        "--headless",
+        "--isolated",
+        "--state-dir",
+        str(tmp_path),
+        *chrome,
+    )
+    assert code == 0, raw
+    assert ESC not in raw
+    assert json.loads(raw.replace("\r\n", "\n"))["provider"] == "chatgpt"

@@ -34,6 +34,7 @@ from bridge.providers.completion import CompletionTimings
 from bridge.providers.completion_loop import CompletionSettings
 from bridge.providers.composer import INPUT_METHODS, SEND_METHODS
 from bridge.providers.flow import AskFlow
+from bridge.results import AskResult
 
 pytestmark = pytest.mark.e2e
 
@@ -348,6 +349,25 @@ async def test_ask_both_one_side_failing_keeps_the_other_answer(
     payload = both.to_dict()
     assert payload["gemini"]["error"]["code"] == "rate_limited"
     assert payload["chatgpt"]["answer"]
+
+
+async def test_ask_both_tells_each_side_as_it_ends_and_survives_a_broken_listener(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    """``on_done`` hears the fast side while the slow one still streams (bridge ask prints
+    the first answer then); a listener that raises costs nothing but itself."""
+    fakes.gemini.queue(Behaviour(state="rate_limited"))
+    fakes.chatgpt.queue(Behaviour(duration_ms=1500))
+    heard: list[tuple[str, str, bool]] = []
+
+    async def on_done(provider: str, outcome: object) -> None:
+        kind = "answer" if isinstance(outcome, AskResult) else type(outcome).__name__
+        heard.append((provider, kind, fakes.chatgpt.records[-1].completed_at is None))
+        raise RuntimeError("a broken display")
+
+    both = await bridge.ask_both(QUESTION, new_chat=True, on_done=on_done)
+    assert heard == [("gemini", "RateLimited", True), ("chatgpt", "answer", False)]
+    assert both.results["chatgpt"].answer and isinstance(both.errors["gemini"], RateLimited)
 
 
 _CONCURRENT_ASKER = """
