@@ -227,6 +227,12 @@ async def _run_on_a_terminal(*args: str, columns: int = 100) -> tuple[int, str]:
     return code, raw.decode()
 
 
+def _launched(fake_sites: FakeSites, state: Path) -> list[str]:
+    """A headless Chromium of the command's own, with the fake sites mapped in."""
+    chrome = [f"--chrome-arg={a}" for a in fake_sites.chromium_args()]
+    return ["--launch", "--headless", "--isolated", "--state-dir", str(state), *chrome]
+
+
 def _lines_of(raw: str, provider: str) -> list[tuple[str, int, int]]:
     """Each drawn status line of ``provider``: (phase, chars, offset in the output)."""
     return [
@@ -240,16 +246,8 @@ async def test_both_on_a_terminal_shows_live_phases_and_the_first_answer_first(
     fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
 ) -> None:
     fakes.gemini.set_behaviour(Behaviour(duration_ms=3000))  # Gemini takes seconds longer
-    chrome = [f"--chrome-arg={a}" for a in fake_sites.chromium_args()]
     code, raw = await _run_on_a_terminal(
-        "ask",
-        "What is a Python decorator?",
-        "--launch",
-        "--headless",
-        "--isolated",
-        "--state-dir",
-        str(tmp_path),
-        *chrome,
+        "ask", "What is a Python decorator?", *_launched(fake_sites, tmp_path)
     )
     assert code == 0, raw
     assert f"{ESC}[2F{ESC}[2K" in raw  # redrawn in place, two lines up
@@ -276,16 +274,8 @@ async def test_both_on_a_terminal_shows_live_phases_and_the_first_answer_first(
 async def test_piped_output_has_answers_and_no_terminal_codes(
     fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
 ) -> None:
-    chrome = [f"--chrome-arg={a}" for a in fake_sites.chromium_args()]
     code, out, err = await _run(
-        "ask",
-        "What is a Python decorator?",
-        "--launch",
-        "--headless",
-        "--isolated",
-        "--state-dir",
-        str(tmp_path),
-        *chrome,
+        "ask", "What is a Python decorator?", *_launched(fake_sites, tmp_path)
     )
     assert code == 0, err
     assert ESC not in out and ESC not in err
@@ -296,19 +286,13 @@ async def test_piped_output_has_answers_and_no_terminal_codes(
 async def test_json_on_a_terminal_is_just_the_json(
     fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
 ) -> None:
-    chrome = [f"--chrome-arg={a}" for a in fake_sites.chromium_args()]
     code, raw = await _run_on_a_terminal(
         "ask",
         "What is a Python decorator?",
         "--provider",
         "chatgpt",
         "--json",
-        "--launch",
-        "--headless",
-        "--isolated",
-        "--state-dir",
-        str(tmp_path),
-        *chrome,
+        *_launched(fake_sites, tmp_path),
     )
     assert code == 0, raw
     assert ESC not in raw
