@@ -6,13 +6,14 @@ URIs, no script, nothing fetched, so it opens from disk, from a CI artifact or f
 e-mail attachment alike. Everything taken from the report is escaped: answers are markdown
 and may hold HTML, and a DOM excerpt is HTML.
 
-Layout: a header with the run's status and counts, then one row per scenario. Scenarios
-that did not pass (failed, error) come first, in the order they ran, then the others: the
-rows a person opened the page for are at the top. Each row shows the scenario, its outcome
-(in words and colour), its duration, every check with what was expected and what came, each
-provider's timings and answer preview (the whole preview in a ``<details>``), its error,
-and for a failure the pytest message, the screenshot of each provider tab and an excerpt of
-its DOM.
+Layout: a header with the run's status, counts and settings, then one row per scenario.
+Scenarios that did not pass (failed, error) come first, in the order they ran, then the
+others: the rows a person opened the page for are at the top, and a red edge marks them. Each
+row shows the scenario, its outcome (in words and colour, never colour alone), its duration,
+every check with what was expected and what came, each provider's timings, steps, error and
+answer (its start shown, the whole in a ``<details>``, which needs no script to open), a
+skipped scenario's reason, and for a failure the pytest message, the screenshot of each
+provider tab and an excerpt of its DOM (:mod:`.evidence` says which part).
 """
 
 from __future__ import annotations
@@ -22,17 +23,21 @@ from typing import Any
 
 __all__ = ["render_html"]
 
-_PREVIEW_SHOWN = 240  # characters of an answer shown before "more"
+_PREVIEW_SHOWN = 600  # characters of an answer shown; the whole is one click away
 _FIRST = ("failed", "error")
 _OUTCOME_WORDS = {"passed": "passed", "failed": "FAILED", "error": "ERROR", "skipped": "skipped"}
-_TIMINGS = (
-    ("total_ms", "total"),
-    ("connect_ms", "open tab"),
-    ("wait_input_ms", "composer ready"),
-    ("input_ms", "type"),
-    ("send_ms", "send"),
-    ("wait_response_ms", "answer"),
-)
+# The timings bridge measures (bridge.results.Timings), in words; any other is shown by name.
+_TIMINGS = {
+    "total_ms": "total",
+    "connect_ms": "open tab",
+    "wait_input_ms": "composer ready",
+    "input_ms": "type",
+    "send_ms": "send",
+    "wait_response_ms": "answer",
+}
+# Keys the header shows in sentences; any other meta of the report is listed as it is.
+_HEADER_KEYS = {"format", "status", "started_at", "finished_at", "mode", "args", "cwd"}
+_HEADER_KEYS |= {"python", "pytest", "summary", "results"}
 
 _CSS = """
 :root { color-scheme: light; --ok: #1a7f37; --bad: #c0262d; --skip: #7a5d00; --muted: #5b636d; }
@@ -45,7 +50,7 @@ h1 { font-size: 20px; margin: 0 0 6px; }
 .counts span { margin-right: 12px; font-weight: 600; }
 main { padding: 16px 24px; }
 table { border-collapse: collapse; width: 100%; background: #fff; table-layout: fixed; }
-col.scenario { width: 18%; } col.outcome { width: 9%; } col.checks { width: 31%; }
+col.scenario { width: 17%; } col.outcome { width: 7.5em; } col.checks { width: 30%; }
 td { overflow-wrap: anywhere; }
 th, td { border: 1px solid #d0d7de; padding: 8px; vertical-align: top; text-align: left; }
 th { background: #eaeef2; }
@@ -62,7 +67,7 @@ ul.checks { list-style: none; margin: 0; padding: 0; }
 ul.checks li { margin: 2px 0; }
 .pass { color: var(--ok); font-weight: 700; } .fail { color: var(--bad); font-weight: 700; }
 .provider { margin-bottom: 10px; } .provider h3 { font-size: 14px; margin: 0 0 4px; }
-.timings { color: var(--muted); font-size: 12px; }
+.timings, .steps { color: var(--muted); font-size: 12px; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; padding: 6px;
       margin: 4px 0; max-height: 28em; overflow: auto; font-size: 12px; }
 .error-text { color: var(--bad); }
@@ -82,7 +87,7 @@ def render_html(report: dict[str, Any]) -> str:
     status = str(report.get("status", "?"))
     title = f"bridge scenarios: {status}, {_counts_text(report.get('summary') or {})}"
     rows = "\n".join(_scenario_rows(r) for r in ordered) or (
-        '<tr><td colspan="5">No scenario has finished yet.</td></tr>'
+        '<tr><td colspan="4">No scenario has finished yet.</td></tr>'
     )
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -112,21 +117,21 @@ def render_html(report: dict[str, Any]) -> str:
 """
 
 
-def _counts_text(summary: dict[str, Any]) -> str:
+def _counts(summary: dict[str, Any]) -> list[str]:
+    """The counts in words ("1 passed"…), with those not run once the plan is known."""
     parts = [f"{summary.get(k, 0)} {k}" for k in ("passed", "failed", "error", "skipped")]
-    if summary.get("not_run"):
+    if "not_run" in summary:
         parts.append(f"{summary['not_run']} not run")
-    return ", ".join(parts)
+    return parts
+
+
+def _counts_text(summary: dict[str, Any]) -> str:
+    return ", ".join(_counts(summary))
 
 
 def _header_lines(report: dict[str, Any]) -> str:
     summary = report.get("summary") or {}
-    counts = "".join(
-        f'<span class="{k}">{escape(str(summary.get(k, 0)))} {k}</span>'
-        for k in ("passed", "failed", "error", "skipped")
-    )
-    if summary.get("not_run"):
-        counts += f"<span>{escape(str(summary['not_run']))} not run</span>"
+    counts = "".join(f"<span>{escape(part)}</span>" for part in _counts(summary))
     mode = report.get("mode")
     sites = "the real sites in your Chrome" if mode == "live" else "bridge's fake sites"
     lines = [
@@ -137,28 +142,36 @@ def _header_lines(report: dict[str, Any]) -> str:
         f"{escape(str(report.get('cwd') or '?'))} (Python {escape(str(report.get('python', '?')))}"
         f", pytest {escape(str(report.get('pytest', '?')))})</p>",
     ]
+    extra = [f"{key}: {value}" for key, value in report.items() if key not in _HEADER_KEYS]
+    if extra:
+        lines.append(f'<p class="meta">{escape("; ".join(extra))}</p>')
     return "\n".join(lines)
 
 
 def _scenario_rows(record: dict[str, Any]) -> str:
+    """The scenario's row; for a failure or an error, a full-width row of evidence under it."""
     outcome = str(record.get("outcome", "?"))
     css = outcome if outcome in _OUTCOME_WORDS else "error"
     duration = record.get("duration_ms")
     seconds = f"{float(duration) / 1000:.2f} s" if isinstance(duration, int | float) else ""
-    tags = ", ".join(map(str, record.get("tags") or []))
-    who = f"<div>{escape(str(record.get('provider', '')))}{' · ' + escape(tags) if tags else ''}"
-    head = (
+    about = f"provider: {record.get('provider', '?')}"
+    if record.get("tags"):
+        about += f" · tags: {', '.join(map(str, record['tags']))}"
+    reason = ""
+    if outcome == "skipped" and record.get("message"):
+        reason = f'<div class="meta">{escape(str(record["message"]))}</div>'
+    row = (
         f'<tr class="scenario {css}" id="{escape(str(record.get("id", "")), quote=True)}">'
         f"<td><strong>{escape(str(record.get('name') or record.get('id') or '?'))}</strong>"
-        f'<div class="id">{escape(str(record.get("id", "")))}</div>{who}</div>'
+        f'<div class="id">{escape(str(record.get("id", "")))}</div>'
+        f"<div>{escape(about)}</div>"
         f'<div class="file">{escape(str(record.get("file", "")))}</div></td>'
         f'<td><span class="badge {css}">{escape(_OUTCOME_WORDS.get(outcome, outcome))}</span>'
-        f"<div>{escape(seconds)}</div></td>"
+        f"<div>{escape(seconds)}</div>{reason}</td>"
         f"<td>{_checks(record.get('checks') or [])}</td>"
         f"<td>{_providers(record)}</td></tr>"
     )
-    failure = _failure(record) if outcome in _FIRST else ""
-    return head + failure
+    return row + (_failure(record) if outcome in _FIRST else "")
 
 
 def _checks(checks: list[dict[str, Any]]) -> str:
@@ -194,37 +207,56 @@ def _providers(record: dict[str, Any]) -> str:
 
 def _provider(provider: str, data: dict[str, Any]) -> str:
     out = [f'<div class="provider"><h3>{escape(provider)}</h3>']
-    timings = data.get("timings") or {}
+    timings: dict[str, Any] = data.get("timings") or {}
+    known = [key for key in _TIMINGS if key in timings]
     shown = [
-        f"{label} {float(timings[key]) / 1000:.2f} s"
-        for key, label in _TIMINGS
-        if isinstance(timings.get(key), int | float)
+        f"{_TIMINGS.get(key) or key.removesuffix('_ms').replace('_', ' ')} "
+        f"{float(timings[key]) / 1000:.2f} s"
+        for key in [*known, *(key for key in timings if key not in _TIMINGS)]
+        if isinstance(timings[key], int | float)
     ]
     if shown:
         out.append(f'<div class="timings">{escape(" · ".join(shown))}</div>')
+    steps = [
+        f"{step.get('step', '?')} {float(step.get('duration_ms') or 0) / 1000:.2f} s"
+        + (f" (attempt {step['attempt']})" if step.get("attempt") else "")
+        for step in data.get("steps") or []
+        if isinstance(step, dict)
+    ]
+    if steps:
+        out.append(f'<div class="steps">steps: {escape(" → ".join(steps))}</div>')
     error = data.get("error")
     if error:
         out.append(
             f'<div class="error-text">error [{escape(str(error.get("code", "?")))}]: '
             f"{escape(str(error.get('message', '')))}</div>"
         )
-    preview = data.get("answer_preview")
-    if isinstance(preview, str):
-        length = data.get("answer_length")
-        size = f" ({escape(str(length))} characters in all)" if length is not None else ""
-        if len(preview) > _PREVIEW_SHOWN:
-            out.append(
-                f"<details><summary><pre>{escape(preview[:_PREVIEW_SHOWN])}…</pre>"
-                f"more{size}</summary><pre>{escape(preview)}</pre></details>"
-            )
-        else:
-            out.append(f"<pre>{escape(preview)}</pre>")
-            if size:
-                out.append(f'<div class="meta">{size.strip(" ()")}</div>')
+    out.append(_answer(data))
     if data.get("url"):
         out.append(f'<div class="meta">{escape(str(data["url"]))}</div>')
     out.append("</div>")
     return "".join(out)
+
+
+def _answer(data: dict[str, Any]) -> str:
+    """The answer's start, and the whole of it in a ``<details>`` when there is more (reports
+    written before they held whole answers have only the preview: then it says so)."""
+    answer = data.get("answer")
+    text = answer if isinstance(answer, str) else data.get("answer_preview")
+    if not isinstance(text, str):
+        return ""
+    length = data.get("answer_length")
+    length = length if isinstance(length, int) else len(text)
+    shown = text[:_PREVIEW_SHOWN]
+    out = f'<pre class="answer">{escape(shown)}{"…" if len(shown) < length else ""}</pre>'
+    if len(text) > len(shown):
+        out += (
+            f"<details><summary>The whole answer ({length} characters)</summary>"
+            f'<pre class="answer">{escape(text)}</pre></details>'
+        )
+    elif len(text) < length:
+        out += f'<div class="meta">The first {len(text)} of {length} characters.</div>'
+    return out
 
 
 def _failure(record: dict[str, Any]) -> str:
@@ -242,9 +274,11 @@ def _failure(record: dict[str, Any]) -> str:
                 f"<figcaption>{name}</figcaption></figure>"
             )
         elif kind == "html":
+            text = str(item.get("text", ""))
+            of = f": {escape(str(item['excerpt_of']))}" if item.get("excerpt_of") else ""
             parts.append(
-                f"<details><summary>{name} ({len(str(item.get('text', '')))} characters)"
-                f"</summary><pre>{escape(str(item.get('text', '')))}</pre></details>"
+                f"<details><summary>{name}{of} ({len(text)} characters)</summary>"
+                f"<pre>{escape(text)}</pre></details>"
             )
         else:
             parts.append(f"<div>{name}: {escape(str(item.get('text', '')))}</div>")

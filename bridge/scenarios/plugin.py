@@ -251,12 +251,19 @@ def _scenario_test(
         fakes = None if live else request.getfixturevalue("fakes")
         bridge = request.getfixturevalue("bridge")
     loop = bridge_scenario_loop
-    outcome = _run_on(loop, run_scenario(scenario, bridge, fakes, live=live))
+    try:
+        outcome = _run_on(loop, run_scenario(scenario, bridge, fakes, live=live))
+    except Exception:
+        # A bug in bridge rather than an answer that failed its checks: the tabs show it too.
+        if bridge is not None:
+            item.stash[EVIDENCE] = _run_on(loop, capture_evidence(bridge, scenario.providers))
+        raise
     checks = evaluate(scenario, outcome)
     item.stash[RESULT] = (outcome, checks)
     passed = all(c.passed for c in checks)
     if not passed and bridge is not None:
-        # For the report (its HTML shows them) and Allure alike; only a failure pays for it.
+        # Captured once, for the report (its HTML page shows it) and Allure alike; only a
+        # failure pays for it.
         item.stash[EVIDENCE] = _run_on(loop, capture_evidence(bridge, scenario.providers))
     if allure_enabled(config):
         record(scenario, outcome, checks)

@@ -6,6 +6,13 @@ so at any moment, also after Ctrl-C or a kill, it is valid JSON holding what fin
 ``status`` says ``running`` until the session ends as ``finished`` or ``interrupted``.
 One process writes it: the only process, or pytest-xdist's controller (workers' results
 reach it as test reports), so parallel runs never clobber each other.
+
+The HTML file is for a person: open it in any browser, from disk or from a CI artifact; it
+fetches nothing (inline CSS, screenshots as ``data:`` URIs, no script). It is rewritten with
+the JSON, so during a run it shows what has finished so far. Failed and erroring scenarios
+come first, each with its checks, answers, timings, the failure message, and a screenshot
+and DOM excerpt of each provider tab (:mod:`.evidence`); the JSON stays the source of truth
+for tools, and the page is only ever rendered from it (:func:`.html_report.render_html`).
 """
 
 from __future__ import annotations
@@ -75,6 +82,11 @@ def scenario_record(
     }
     if result is not None:
         record.update(result.to_dict())
+        # The whole answer too (the preview stays, for readers of the format): the page
+        # shows it, and a check that failed on an answer is judged by reading all of it.
+        for provider, asked in result.providers.items():
+            if asked.result is not None:
+                record["providers"][provider]["answer"] = asked.answer
     if message:
         record["message"] = message
     if worker:
@@ -141,14 +153,14 @@ class RunReport:
         return self.path.with_suffix(".html")
 
     def write(self) -> None:
-        """Both files, each replaced whole: the JSON, then the page rendered from it."""
-        report = self.to_dict()
-        _write_atomically(
-            self.path, json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n"
-        )
-        # Rendered from the JSON's own view of the run (default=str applied), as a reader
-        # of the file would see it.
-        _write_atomically(self.html_path, render_html(json.loads(json.dumps(report, default=str))))
+        """Both files, each replaced whole: the JSON, then the page rendered from it.
+
+        The JSON goes first, so a page that cannot be rendered (a bug, and it raises) never
+        costs the report itself."""
+        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+        _write_atomically(self.path, text)
+        # Rendered from what the file says (default=str applied), as a reader of it sees it.
+        _write_atomically(self.html_path, render_html(json.loads(text)))
 
 
 def _write_atomically(path: Path, text: str) -> None:
