@@ -1,9 +1,11 @@
 """Start Chromium/Chrome with the bridge extension loaded, and stop it without leftovers.
 
 Used by ``--launch`` (the embedded browser, a dedicated profile so a person logs in
-once) and by the test fixtures (a temporary profile). The start page carries a nonce so
-the relay can tell this browser's extension from any other browser's (every extension
-connects to every relay in the port range).
+once) and by the test fixtures (a temporary profile). A launched browser is an island
+(``bridge.trust_root.Island``): its native host hands its extension a secret of its own and
+announces only the relays of the bridge that launched it, so it never links to the person's
+everyday relay, and no other relay can prove itself to it. Nothing secret is on its command
+line (which every user of the machine can read).
 """
 
 from __future__ import annotations
@@ -19,15 +21,17 @@ import signal
 import socket
 import sys
 import tempfile
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from bridge import native_install
 from bridge.errors import BridgeError, extension_dir
-from bridge.link import ExtensionLink
+from bridge.relay import Relay
+from bridge.relay_registry import ENV_RUNTIME_DIR
+from bridge.trust_root import Island
 from bridge.waiting import scaled
 
 __all__ = [
@@ -148,9 +152,17 @@ class LaunchOptions:
     extra_args: Sequence[str] = ()
     remote_debugging: bool = False  # tests and benchmarks only: direct CDP for comparison
     extension: Path = field(default_factory=extension_dir)
-    #: Register bridge's native host in the profile (Linux: Chromium reads it from there),
-    #: so the extension learns of relays by push instead of probing.
+    #: Register bridge's native host in the profile (Linux: Chromium reads it from there):
+    #: it hands the extension the island's secret and announces the island's relays. Without
+    #: it the extension has no secret and links to nothing until paired by hand (tests of
+    #: pairing and of probing only).
     native_host: bool = True
+    #: An island (the default): a secret and runtime directory of its own, handed to its
+    #: native host. False: the browser's host uses the person's, as in their own Chrome
+    #: (tests of the person's browser and of the fallbacks only).
+    island: bool = True
+    #: The island's directory (its runtime directory too); None: a fresh private one.
+    island_dir: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)  # extra environment for the browser
 
 
@@ -167,7 +179,7 @@ def _keep_downloads_inside(profile: Path) -> None:
 class LaunchedBrowser:
     def __init__(self, options: LaunchOptions | None = None) -> None:
         self.options = options or LaunchOptions()
-        self.nonce = uuid.uuid4().hex
+        self._island: Island | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.devtools_url: str | None = None  # ws://127.0.0.1:PORT/devtools/browser/...
         self._temp_profile: tempfile.TemporaryDirectory[str] | None = None
@@ -181,14 +193,33 @@ class LaunchedBrowser:
         return self.process.pid if self.process else None
 
     @property
+    def island(self) -> Island:
+        """This browser's trust and meeting place, made on first use (before the relays)."""
+        if self._island is None:
+            self._island = Island.create(self.options.island_dir)
+        return self._island
+
+    @property
+    def secret(self) -> str:
+        """The island's secret: what this browser's extension and its relays prove."""
+        return self.island.secret
+
+    def relay(self, **kwargs: Any) -> Relay:
+        """A relay this browser links to (not started): the island's secret and directory;
+        not an island: the person's secret, and the runtime directory it was given."""
+        if not self.options.island:
+            where = self.options.env.get(ENV_RUNTIME_DIR)
+            return Relay(runtime_dir=Path(where) if where else None, **kwargs)
+        return Relay(secret=self.island.secret, runtime_dir=self.island.directory, **kwargs)
+
+    @property
     def start_url(self) -> str:
         page = (
             "<title>bridge browser</title><body style='font:16px system-ui;margin:2em'>"
             "<h1>bridge</h1><p>This browser is driven by bridge. Log in to ChatGPT and "
             "Gemini here once; bridge reuses the session.</p>"
         )
-        # The nonce in the URL is how the relay recognises this browser's extension.
-        return f"data:text/html,{quote(page)}#bridge-{self.nonce}"
+        return f"data:text/html,{quote(page)}"
 
     def command(self) -> list[str]:
         opts = self.options
@@ -241,7 +272,13 @@ class LaunchedBrowser:
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,  # its own process group: stop() takes every helper along
-            env={**os.environ, **self.options.env} if self.options.env else None,
+            # The island's paths reach the native host through the browser's environment
+            # (readable by this user only, unlike the command line).
+            env={
+                **os.environ,
+                **self.options.env,
+                **(self.island.browser_env() if self.options.island else {}),
+            },
             preexec_fn=_die_with_parent,
         )
         devtools_seen: asyncio.Future[str] = asyncio.get_running_loop().create_future()
@@ -276,15 +313,6 @@ class LaunchedBrowser:
     def stderr_tail(self) -> str:
         return "\n".join(self._stderr_tail[-20:])
 
-    async def is_mine(self, link: ExtensionLink) -> bool:
-        """Relay matcher: the link belongs to this browser if its start page is there."""
-        result = await link.request("listTabs", timeout=scaled(10.0))
-        marker = f"#bridge-{self.nonce}"
-        return any(
-            marker in str(t.get("url", "")) or marker in str(t.get("pendingUrl", ""))
-            for t in result.get("tabs", [])
-        )
-
     async def stop(self) -> None:
         proc, self.process = self.process, None
         if proc is not None and proc.returncode is None:
@@ -315,6 +343,9 @@ class LaunchedBrowser:
         if self._temp_profile is not None:
             self._temp_profile.cleanup()
             self._temp_profile = None
+        if self._island is not None:
+            self._island.close()
+            self._island = None
 
     async def __aenter__(self) -> LaunchedBrowser:
         return await self.start()

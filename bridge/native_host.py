@@ -6,7 +6,16 @@ extension's service worker alive while this port is open, so no wake-up alarm is
 Relays and hosts meet in the runtime directory (``bridge.relay_registry``).
 
 Messages to the extension (framed, at most 1 MB each):
-- ``{"type": "relays", "relays": [...], "host": 1}``: the whole list, at start and on change;
+- ``{"type": "trust", "secret": "...", "island": bool, "host": 2}``: first, the secret the
+  relays of this user (or, ``island``, of the bridge that launched this browser) prove, so
+  the extension can check them and prove itself (``bridge.trust``). Chrome starts this host
+  only for bridge's extension id (the manifest's ``allowed_origins``), which is what makes
+  handing it over safe. ``island``: link only to the relays announced here, never probe;
+- ``{"type": "fatal", "message": "...", "host": 2}``: instead of the above when the host
+  cannot work safely (a runtime directory another user made, an unsafe trust directory);
+  then it exits. The extension serves no relay, its popup shows the message, and it asks
+  the host again a minute later;
+- ``{"type": "relays", "relays": [...], "host": 2}``: the whole list, at start and on change;
 - ``{"type": "frame" | "part", "channel": n, "data": "..."}``: a tunnelled relay frame
   (``part`` for each piece but the last of one over the 1 MB limit);
 - ``{"type": "opened", "channel": n}``: a tunnel reached its relay (the link may start);
@@ -30,15 +39,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
+from bridge.errors import BridgeError
 from bridge.native_framing import FROM_BROWSER_LIMIT, FrameDecoder, FrameError, encode
 from bridge.relay_registry import FramedStream, connect_or_clean, runtime_dir
+from bridge.trust_root import ENV_ISLAND, load_secret
 from bridge.waiting import scaled
 
 __all__ = ["HOST_PROTOCOL", "NativeHost", "main"]
 
 log = logging.getLogger("bridge.native_host")
 
-HOST_PROTOCOL: Final = 1
+HOST_PROTOCOL: Final = 2
 #: Characters of tunnelled data per message to the extension: even all escaped (6 bytes a
 #: character) it stays under Chrome's 1 MB limit.
 PART_CHARS: Final = 150_000
@@ -216,8 +227,8 @@ class NativeHost:
             await stream.close()
 
 
-async def serve(stdin_fd: int, stdout_fd: int, directory: Path) -> None:
-    """Run until stdin ends (Chrome closed the port, or quit)."""
+async def serve(stdin_fd: int, stdout_fd: int, directory: Path, secret: str, island: bool) -> None:
+    """Hand over the secret, then run until stdin ends (Chrome closed the port, or quit)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=FROM_BROWSER_LIMIT)
     await loop.connect_read_pipe(
@@ -225,6 +236,9 @@ async def serve(stdin_fd: int, stdout_fd: int, directory: Path) -> None:
     )
     transport, _ = await loop.connect_write_pipe(
         asyncio.Protocol, os.fdopen(stdout_fd, "wb", buffering=0)
+    )
+    transport.write(
+        encode({"type": "trust", "secret": secret, "island": island, "host": HOST_PROTOCOL})
     )
     host = NativeHost(directory, transport.write)
     decoder = FrameDecoder(FROM_BROWSER_LIMIT)
@@ -238,6 +252,22 @@ async def serve(stdin_fd: int, stdout_fd: int, directory: Path) -> None:
         transport.close()
 
 
+def _preconditions() -> tuple[Path, str, bool] | str:
+    """The runtime directory, the secret and whether this is an island; or why the host
+    cannot work safely."""
+    island = os.environ.get(ENV_ISLAND) == "1"
+    try:
+        directory = runtime_dir()
+    except OSError as exc:
+        return f"no safe runtime directory: {exc}"
+    try:
+        # An island's secret is made by the bridge that launched the browser, never here.
+        secret = load_secret(create=not island)
+    except (BridgeError, OSError) as exc:
+        return f"no secret to hand the extension: {exc}"
+    return directory, secret, island
+
+
 def main() -> int:
     # The real stdout is Chrome's pipe: keep it for frames only, point fd 1 at stderr.
     frames_fd = os.dup(1)
@@ -248,13 +278,16 @@ def main() -> int:
         format="bridge native host: %(levelname)s %(message)s",
         stream=sys.stderr,
     )
-    try:
-        directory = runtime_dir()
-    except OSError as exc:
-        log.error("no runtime directory: %s", exc)
+    ready = _preconditions()
+    if isinstance(ready, str):
+        # Failing closed: the extension is told, serves no relay, and its popup says why;
+        # it asks again a minute later, so a fixed directory is picked up (before, the host
+        # exited silently and the extension fell back to probing any port).
+        log.error("%s", ready)
+        os.write(frames_fd, encode({"type": "fatal", "message": ready, "host": HOST_PROTOCOL}))
         return 1
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(0, frames_fd, directory))
+        asyncio.run(serve(0, frames_fd, *ready))
     return 0
 
 

@@ -31,6 +31,13 @@ Version 4 added the ``timeCdpCommand`` command (the extension times a CDP comman
 floor under a round trip, for the benchmarks) and the extension's sending of the replies to
 one frame's commands as one frame.
 
+Version 5 put the trust handshake in front of everything (``bridge.trust``): ``hello`` carries
+only the version, a nonce and the mode; the relay's ``challenge`` proves it knows the person's
+secret; the extension's ``prove`` proves it too and only then names its browser; ``welcome``
+follows. It added the relay's ``serving`` notice (this link serves, or waits on standby while
+another browser serves), the ``claim`` event (the person chose this browser in the popup) and
+the ``tabShared`` event (the person shared a tab with bridge, or stopped).
+
 Batches (version 2): either side may send a JSON array of such messages as one frame. Both
 sides batch only while several commands are in flight, so a lone round trip pays nothing,
 and many in flight share frames (fewer wake-ups and IPC hops per command).
@@ -42,6 +49,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from bridge.trust import NONCE_RE
+
 __all__ = [
     "COMMANDS",
     "EVENTS",
@@ -51,6 +60,7 @@ __all__ = [
     "ErrorNotice",
     "Event",
     "Hello",
+    "Opening",
     "ProtocolError",
     "Reply",
     "decode_batch",
@@ -61,10 +71,11 @@ __all__ = [
     "encode_command",
     "encode_malformed",
     "parse_hello",
+    "parse_prove",
     "version_mismatch_message",
 ]
 
-PROTOCOL_VERSION: Final = 4
+PROTOCOL_VERSION: Final = 5
 
 COMMANDS: Final = frozenset(
     {
@@ -81,8 +92,20 @@ COMMANDS: Final = frozenset(
     }
 )
 EVENTS: Final = frozenset(
-    {"hello", "cdpEvent", "tabDetached", "tabUpdated", "tabRemoved", "tabCreated"}
+    {
+        "hello",
+        "prove",
+        "claim",
+        "cdpEvent",
+        "tabDetached",
+        "tabUpdated",
+        "tabRemoved",
+        "tabCreated",
+        "tabShared",
+    }
 )
+#: Handshake modes of ``hello``: prove the secret, or pair (learn it by a one-time code).
+HELLO_MODES: Final = ("key", "pair")
 
 # The biggest integer both JSON sides represent exactly (JavaScript's Number.MAX_SAFE_INTEGER).
 _MAX_ID: Final = 2**53 - 1
@@ -139,7 +162,18 @@ class Command:
 
 
 @dataclass(frozen=True)
+class Opening:
+    """The first frame of a link: the extension's version, nonce and handshake mode."""
+
+    protocol_version: int
+    nonce: str
+    mode: str
+
+
+@dataclass(frozen=True)
 class Hello:
+    """Who the extension is, as it says once it has proved the secret (``prove``)."""
+
     protocol_version: int
     extension_version: str
     instance_id: str
@@ -209,6 +243,14 @@ def _params(obj: dict[str, Any], request_id: int | None) -> dict[str, Any]:
 _EVENT_FIELDS: Final[dict[str, dict[str, tuple[type, ...]]]] = {
     # field name -> accepted types; a leading "?" in the name marks optional fields
     "hello": {"protocolVersion": (int,)},
+    "prove": {
+        "proof": (str,),
+        "?extensionVersion": (str,),
+        "?instanceId": (str,),
+        "?userAgent": (str,),
+    },
+    "claim": {},
+    "tabShared": {"tabId": (int,), "shared": (bool,), "?url": (str,), "?title": (str,)},
     "cdpEvent": {"tabId": (int,), "method": (str,), "?params": (dict,), "?sessionId": (str,)},
     "tabDetached": {"tabId": (int,), "reason": (str,), "?tabExists": (bool,)},
     "tabUpdated": {"tabId": (int,), "?url": (str,), "?title": (str,), "?status": (str,)},
@@ -330,17 +372,34 @@ def version_mismatch_message(extension_version: int) -> str:
     )
 
 
-def parse_hello(event: Event) -> Hello:
-    """Check the first frame of a connection; ProtocolError if it is not a compatible hello."""
+def parse_hello(event: Event) -> Opening:
+    """Check the first frame of a connection; ProtocolError if it is not a compatible hello.
+
+    The version is checked first, so an extension of another version is told to reload
+    whatever else its hello holds."""
     if event.method != "hello":
         raise ProtocolError(f"the first frame must be 'hello', got {event.method!r}")
     p = event.params
     version = p["protocolVersion"]
     if version != PROTOCOL_VERSION:
         raise ProtocolError(version_mismatch_message(version))
+    nonce, mode = p.get("nonce"), p.get("mode", "key")
+    if not isinstance(nonce, str) or not NONCE_RE.fullmatch(nonce):
+        raise ProtocolError("hello needs a 'nonce': 32 random bytes in base64url")
+    if mode not in HELLO_MODES:
+        raise ProtocolError(f"hello 'mode' must be one of {', '.join(HELLO_MODES)}")
+    return Opening(version, nonce, str(mode))
+
+
+def parse_prove(event: Event) -> tuple[str, Hello]:
+    """The extension's proof and who it says it is; ProtocolError if the frame is not that."""
+    if event.method != "prove":
+        raise ProtocolError(f"after the challenge the extension must 'prove', not {event.method!r}")
+    p = event.params
 
     def text(key: str) -> str:
         value = p.get(key, "")
         return value if isinstance(value, str) else ""
 
-    return Hello(version, text("extensionVersion"), text("instanceId"), text("userAgent"))
+    hello = Hello(PROTOCOL_VERSION, text("extensionVersion"), text("instanceId"), text("userAgent"))
+    return str(p["proof"]), hello

@@ -5,10 +5,14 @@ origin only), the ``/extension`` WebSocket (our extension's origin only), and no
 else. It never binds beyond 127.0.0.1, never sends a permissive CORS header, and checks
 the Host header so a DNS-rebinding page cannot reach it under another name.
 
-Several browsers' extensions may connect to one relay (every extension serves every
-relay in the port range). A ``LinkMatcher`` decides which of them this relay works
-with: a launched browser is recognised by the nonce in its start page; in live mode any
-link is accepted.
+Nothing flows on ``/extension`` before both ends have proved they know the person's secret
+(``bridge.trust``; docs/protocol.md#handshake): a local program that forges the extension's
+Origin learns nothing and is refused. A browser bridge launched has a secret of its own
+(``bridge.trust_root.Island``), so only that browser can link to its relays.
+
+Several of the person's browsers may link to one relay. The first one serves; a later one
+waits on standby and takes over only when the serving one goes away, or when the person
+chooses it in its popup (``claim``), or with ``switch="newest"``: never silently.
 """
 
 from __future__ import annotations
@@ -32,10 +36,10 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from bridge import __version__, protocol
+from bridge import __version__, protocol, trust
 from bridge.errors import BridgeError, ExtensionNotConnected
 from bridge.link import ExtensionLink, LinkChannel
-from bridge.protocol import Event, ProtocolError
+from bridge.protocol import Event, Hello, ProtocolError
 from bridge.relay_registry import RelayRegistration
 from bridge.relay_registry import runtime_dir as registry_dir
 from bridge.relay_registry import supported as registry_supported
@@ -50,7 +54,7 @@ __all__ = [
     "DEFAULT_ORIGIN",
     "EXTENSION_ID",
     "PORT_RANGE",
-    "LinkMatcher",
+    "Pairing",
     "Relay",
 ]
 
@@ -69,14 +73,35 @@ CDP_PATHS: Final = frozenset(
 
 # Close codes the extension understands (extension/protocol.js mirrors them).
 CLOSE_REFUSED: Final = 4001  # version mismatch or bad hello: do not retry quickly
-CLOSE_NOT_MINE: Final = 4003  # this relay serves another browser
+CLOSE_UNTRUSTED: Final = 4004  # the peer did not prove the secret (either side closes with it)
 
-LinkMatcher = Callable[[ExtensionLink], Awaitable[bool]]
 LINK_MODES: Final = ("websocket", "native")
+SWITCH_MODES: Final = ("first", "newest")
+#: How long the extension has for each handshake step.
+HANDSHAKE_S: Final = 5.0
+#: A pairing code lives this long, and survives this many wrong proofs.
+PAIRING_S: Final = 600.0
+PAIRING_ATTEMPTS: Final = 5
 
 
-async def accept_any(link: ExtensionLink) -> bool:
-    return True
+class Pairing:
+    """A one-time pairing code this relay offers (``bridge pair``): the first extension that
+    shows it learns the secret; it expires after ``PAIRING_S`` or ``PAIRING_ATTEMPTS`` wrong
+    proofs."""
+
+    def __init__(self, code: str, expires_at: float) -> None:
+        self.code = code
+        self.expires_at = expires_at
+        self.failures = 0
+        self.done: asyncio.Future[Hello] = asyncio.get_running_loop().create_future()
+
+    @property
+    def open(self) -> bool:
+        return (
+            not self.done.done()
+            and time.monotonic() < self.expires_at
+            and self.failures < PAIRING_ATTEMPTS
+        )
 
 
 class Relay:
@@ -86,14 +111,19 @@ class Relay:
         port: int | None = None,
         port_range: tuple[int, int] = PORT_RANGE,
         allowed_origins: Iterable[str] = (DEFAULT_ORIGIN,),
-        matcher: LinkMatcher = accept_any,
+        secret: str | None = None,
+        switch: str = "first",
         name: str = "bridge",
         register: bool = True,
         runtime_dir: Path | None = None,
         link: str = "websocket",
         max_frame: int = MAX_FRAME,
     ) -> None:
-        """``register``: announce this relay to native hosts (``bridge.relay_registry``) in
+        """``secret``: the secret links must prove (default: the person's, from
+        ``bridge.trust_root``; a launched browser's island secret for its relays).
+        ``switch``: which of several linked browsers serves: ``"first"`` (a later one waits
+        until the first goes away or the person claims it) or ``"newest"``.
+        ``register``: announce this relay to native hosts (``bridge.relay_registry``) in
         ``runtime_dir`` (default: the per-user one, ``$BRIDGE_RUNTIME_DIR`` first).
         ``link``: how the extension should connect, ``"websocket"`` or ``"native"`` (the whole
         protocol through the native host; for browsers that may not reach loopback TCP).
@@ -101,20 +131,31 @@ class Relay:
         that connection with code 1009 (message too big), and the relay serves on."""
         if link not in LINK_MODES:
             raise ValueError(f"link must be one of {', '.join(LINK_MODES)}, not {link!r}")
+        if switch not in SWITCH_MODES:
+            raise ValueError(f"switch must be one of {', '.join(SWITCH_MODES)}, not {switch!r}")
+        if secret is None:
+            from bridge.trust_root import load_secret
+
+            secret = load_secret()
+        self._secret = secret
+        self.switch = switch
+        #: The pairing code on offer (``start_pairing``), if any.
+        self.pairing: Pairing | None = None
+        #: Handshakes that failed the proof: impostors met (each is logged as a warning).
+        self.refused_links = 0
         self.host = "127.0.0.1"
         self._wanted_port = port
         self._port_range = port_range
         self.allowed_origins = tuple(allowed_origins)
-        self.matcher = matcher
         self.max_frame = max_frame
         self.name = name
         self.instance_id = uuid.uuid4().hex
         self.started_at = 0.0
         self._server: Server | None = None
         self._port = 0
-        self._links: list[ExtensionLink] = []  # accepted, most recent last
+        self._links: list[ExtensionLink] = []  # accepted, oldest first
+        self._serving: ExtensionLink | None = None
         self._link_changed = asyncio.Condition()
-        self._trusted_instances: set[str] = set()
         self._listeners: list[TransportListener] = []
         #: The DevTools endpoint served on this port, when enabled (bridge.cdp_endpoint).
         self.cdp: CdpEndpoint | None = None
@@ -135,6 +176,11 @@ class Relay:
         if not self._port:
             raise RuntimeError("relay not started")
         return self._port
+
+    @property
+    def secret(self) -> str:
+        """What a link must prove (never logged, never served)."""
+        return self._secret
 
     @property
     def url(self) -> str:
@@ -210,9 +256,13 @@ class Relay:
 
     @property
     def link(self) -> ExtensionLink | None:
-        """The link that serves this relay now (the most recently accepted one still open:
-        a link that just closed is never handed out in the instant before it is removed)."""
-        for link in reversed(self._links):
+        """The link that serves this relay now: the serving one while it is open, else the
+        oldest open one on standby (which ``_promote`` makes serving as soon as the serving
+        link's end is handled: a link that just closed is never handed out)."""
+        serving = self._serving
+        if serving is not None and not serving.is_closed:
+            return serving
+        for link in self._links:
             if not link.is_closed:
                 return link
         return None
@@ -262,9 +312,10 @@ class Relay:
             target = self.keepalive_rounds + count
             await self._link_changed.wait_for(lambda: self.keepalive_rounds >= target)
 
-    def trust_instance(self, instance_id: str) -> None:
-        """Accept future links from this browser instance without asking the matcher."""
-        self._trusted_instances.add(instance_id)
+    def start_pairing(self, lifetime: float = PAIRING_S) -> Pairing:
+        """Offer a one-time pairing code (``bridge pair``); the person types it in the popup."""
+        self.pairing = Pairing(trust.new_code(), time.monotonic() + lifetime)
+        return self.pairing
 
     # -- HTTP side -------------------------------------------------------------------
 
@@ -351,19 +402,8 @@ class Relay:
 
     async def _serve(self, ws: LinkChannel) -> None:
         """One extension link, over a WebSocket or tunnelled through a native host."""
-        try:
-            async with asyncio.timeout(scaled(5.0)):
-                first = await ws.recv()
-        except (TimeoutError, ConnectionClosed):
-            await ws.close(CLOSE_REFUSED, "no hello")
-            return
-        try:
-            msg = protocol.decode_from_extension(first)
-            if not isinstance(msg, Event):
-                raise ProtocolError("the first frame must be 'hello'")
-            hello = protocol.parse_hello(msg)
-        except ProtocolError as exc:
-            await _refuse(ws, str(exc))
+        hello = await self._handshake(ws)
+        if hello is None:
             return
         link = ExtensionLink(ws, hello, self._dispatch_event)
         await ws.send(
@@ -381,13 +421,26 @@ class Relay:
         )
         runner = asyncio.ensure_future(link.run())
         try:
-            if not await self._accepts(link):
-                await link.close(CLOSE_NOT_MINE, "this relay serves another browser")
-                await runner
-                return
-            self._trusted_instances.add(hello.instance_id)
+            current = self.link
+            serves = current is None or self.switch == "newest"
+            # Said before anyone can send it a command, so it is the link's first frame after
+            # welcome (the extension's popup shows it).
+            with contextlib.suppress(ConnectionClosed):
+                await ws.send(protocol.encode({"method": "serving", "params": {"serving": serves}}))
             async with self._link_changed:
                 self._links.append(link)
+                current = self.link if self._serving is None else current
+                if self._serving is None or self._serving.is_closed:
+                    self._serving = link
+                elif serves:
+                    self._switch_to(link, "it is the newest (switch=newest)", told=True)
+                else:
+                    log.warning(
+                        "a second browser linked (%r); it waits on standby while %r serves. "
+                        "To use it instead, click 'Use this browser' in its bridge popup.",
+                        link,
+                        current,
+                    )
                 self._link_changed.notify_all()
             log.info("extension connected: %r", link)
             keepalive = asyncio.ensure_future(self._keepalive(link))
@@ -399,22 +452,130 @@ class Relay:
             if link in self._links:
                 async with self._link_changed:
                     self._links.remove(link)
+                    if self._serving is link:
+                        self._serving = self.link
+                        if self._serving is not None:
+                            log.warning(
+                                "browser switched: %r serves now (%r went away)",
+                                self._serving,
+                                link,
+                            )
+                            self._tell_serving(self._serving)
                     self._link_changed.notify_all()
-                for listener in list(self._listeners):
-                    try:
-                        listener.transport_lost(link)
-                    except Exception:
-                        log.exception("transport listener failed on a lost link")
+                self._lost(link)
             runner.cancel()
 
-    async def _accepts(self, link: ExtensionLink) -> bool:
-        if link.instance_id and link.instance_id in self._trusted_instances:
-            return True
+    async def _handshake(self, ws: LinkChannel) -> Hello | None:
+        """Both ends prove the secret before anything else flows (``bridge.trust``); the
+        extension's identity, or None when the link was refused (and closed)."""
         try:
-            return await self.matcher(link)
-        except Exception as exc:
-            log.warning("link matcher failed for %r: %s", link, exc)
-            return False
+            async with asyncio.timeout(scaled(HANDSHAKE_S)):
+                first = await ws.recv()
+        except (TimeoutError, ConnectionClosed):
+            await ws.close(CLOSE_REFUSED, "no hello")
+            return None
+        try:
+            msg = protocol.decode_from_extension(first)
+            if not isinstance(msg, Event):
+                raise ProtocolError("the first frame must be 'hello'")
+            opening = protocol.parse_hello(msg)
+        except ProtocolError as exc:
+            await _refuse(ws, str(exc))
+            return None
+        relay_nonce = trust.new_nonce()
+        port = self._port
+        pairing = self.pairing if opening.mode == "pair" else None
+        if opening.mode == "pair":
+            if pairing is None or not pairing.open:
+                await _refuse(
+                    ws, "this relay offers no pairing code now: run `bridge pair` and type its code"
+                )
+                return None
+            sealed = trust.seal(pairing.code, self._secret, opening.nonce, relay_nonce, port)
+            challenge = {
+                "nonce": relay_nonce,
+                "proof": trust.pairing_proof(
+                    pairing.code, opening.nonce, relay_nonce, port, sealed
+                ),
+                "sealed": sealed,
+            }
+        else:
+            challenge = {
+                "nonce": relay_nonce,
+                "proof": trust.relay_proof(self._secret, opening.nonce, relay_nonce, port),
+            }
+        try:
+            await ws.send(protocol.encode({"method": "challenge", "params": challenge}))
+            async with asyncio.timeout(scaled(HANDSHAKE_S)):
+                second = await ws.recv()
+        except (TimeoutError, ConnectionClosed):
+            # An extension that finds this relay unproven closes here: nothing was shown to it.
+            with contextlib.suppress(ConnectionClosed):
+                await ws.close(CLOSE_REFUSED, "no proof")
+            return None
+        try:
+            msg = protocol.decode_from_extension(second)
+            if not isinstance(msg, Event):
+                raise ProtocolError("after the challenge the extension must 'prove'")
+            proof, hello = protocol.parse_prove(msg)
+        except ProtocolError as exc:
+            await _refuse(ws, str(exc))
+            return None
+        expected = trust.extension_proof(self._secret, opening.nonce, relay_nonce, port)
+        if not trust.verify(expected, proof):
+            self.refused_links += 1
+            if pairing is not None:
+                pairing.failures += 1
+            log.warning(
+                "refused an extension link that did not prove bridge's secret%s (a program "
+                "posing as the extension, or an extension paired with another bridge)",
+                " while pairing" if pairing is not None else "",
+            )
+            await _refuse(
+                ws,
+                "the extension did not prove bridge's secret: re-pair it (`bridge pair`) or "
+                "register the native host (`bridge install-native-host`)",
+                CLOSE_UNTRUSTED,
+            )
+            return None
+        if pairing is not None and not pairing.done.done():
+            pairing.done.set_result(hello)
+            log.warning("paired with the extension of browser %s", hello.instance_id[:8])
+        return hello
+
+    def _switch_to(self, link: ExtensionLink, why: str, *, told: bool = False) -> None:
+        """Make ``link`` serve (the caller holds ``_link_changed``); the one it replaces goes
+        on standby, and its tab sessions end at once with a typed error. ``told``: ``link``
+        already heard that it serves."""
+        previous, self._serving = self._serving, link
+        log.warning("browser switched: %r serves now instead of %r (%s)", link, previous, why)
+        if previous is not None and previous is not link and not previous.is_closed:
+            self._tell_serving(previous)
+            self._lost(previous)
+        if not told:
+            self._tell_serving(link)
+
+    def _tell_serving(self, link: ExtensionLink) -> None:
+        """Tell the extension whether this link serves or waits (its popup shows it)."""
+        serving = link is self._serving
+        frame = protocol.encode({"method": "serving", "params": {"serving": serving}})
+        self._spawn(_send_quietly(link, frame))
+
+    def _lost(self, link: ExtensionLink) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener.transport_lost(link)
+            except Exception:
+                log.exception("transport listener failed on a lost link")
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _notify_links(self) -> None:
+        async with self._link_changed:
+            self._link_changed.notify_all()
 
     async def _keepalive(self, link: ExtensionLink) -> None:
         # Traffic both ways keeps the MV3 service worker alive (Chrome 116+).
@@ -432,8 +593,15 @@ class Relay:
                     self._link_changed.notify_all()
 
     def _dispatch_event(self, link: ExtensionLink, event: Event) -> None:
+        if event.method == "claim":
+            # The person chose this browser in its popup: the one way a standby link serves
+            # while the serving one lives (besides switch="newest").
+            if link in self._links and link is not self._serving and not link.is_closed:
+                self._switch_to(link, "the person chose it in its popup")
+                self._spawn(self._notify_links())
+            return
         if link is not self.link:
-            return  # a link of another browser, or one being replaced
+            return  # a browser on standby
         for listener in list(self._listeners):
             try:
                 listener.transport_event(link, event)
@@ -465,8 +633,13 @@ def _plain(conn: ServerConnection, status: http.HTTPStatus, text: str) -> Respon
     return _response(status, text.encode(), "text/plain; charset=utf-8")
 
 
-async def _refuse(ws: LinkChannel, message: str) -> None:
+async def _refuse(ws: LinkChannel, message: str, code: int = CLOSE_REFUSED) -> None:
     with contextlib.suppress(ConnectionClosed):
         await ws.send(protocol.encode({"method": "refused", "params": {"message": message}}))
         # Close reasons are limited to 123 bytes; the full text went in the frame above.
-        await ws.close(CLOSE_REFUSED, message[:120])
+        await ws.close(code, message[:120])
+
+
+async def _send_quietly(link: ExtensionLink, frame: str) -> None:
+    with contextlib.suppress(ConnectionClosed):
+        await link.ws.send(frame)

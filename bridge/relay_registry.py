@@ -24,6 +24,7 @@ import contextlib
 import errno
 import logging
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -79,9 +80,17 @@ def runtime_dir(explicit: Path | None = None, env: Mapping[str, str] | None = No
             f"set {ENV_RUNTIME_DIR} to a shorter directory",
         )
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    st = path.stat()
+    st = os.lstat(path)  # a symlink is judged as itself, never followed
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        raise PermissionError(
+            f"{path} is not a plain directory (a link or a file someone put there): remove it, "
+            f"or set {ENV_RUNTIME_DIR} to a private directory"
+        )
     if st.st_uid != os.getuid():
-        raise PermissionError(f"{path} belongs to another user; set {ENV_RUNTIME_DIR}")
+        raise PermissionError(
+            f"{path} belongs to another user (uid {st.st_uid}), who could see and answer "
+            f"bridge's sockets: remove it, or set {ENV_RUNTIME_DIR} to a private directory"
+        )
     if st.st_mode & 0o077:
         path.chmod(0o700)
     for sub in ("relays", "hosts"):

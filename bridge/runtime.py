@@ -22,7 +22,6 @@ from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.link import ExtensionLink
 from bridge.providers.flow import AskFlow
 from bridge.relay import LINK_MODES, PORT_RANGE, Relay
-from bridge.relay_registry import ENV_RUNTIME_DIR
 from bridge.state import default_state_dir
 from bridge.tokens import load_or_create_token
 from bridge.tools.browsing import ToolSettings
@@ -55,8 +54,11 @@ class RuntimeOptions:
     tool_settings: ToolSettings | None = None  # the browser tools' action timeout, file URLs
     cdp: bool = False  # serve the DevTools endpoint (/json/*, /cdp) on the relay's port
     #: Where relays and native hosts meet (bridge.relay_registry); None: the per-user one.
-    #: A launched browser gets it too, so its native host looks in the same place.
+    #: With launch it is the island's directory (its secret too); None: a fresh private one.
     runtime_dir: Path | None = None
+    #: Live mode, several of the person's browsers linked: "first" keeps the first serving
+    #: until it goes away or the person picks another in its popup; "newest" switches.
+    switch: str = "first"
     #: How the extension links to this relay: "websocket", or "native" through the host.
     link: str = "websocket"
     native_host: bool = True  # with launch: register the native host in the profile
@@ -144,18 +146,18 @@ class Runtime:
                     extra_args=list(opts.chrome_args),
                     remote_debugging=opts.remote_debugging,
                     native_host=opts.native_host,
-                    env={ENV_RUNTIME_DIR: str(opts.runtime_dir)} if opts.runtime_dir else {},
+                    island_dir=opts.runtime_dir,
                 )
             )
-            # A launched browser is recognised by its start page; otherwise any link serves.
+            # An island: only the browser launched here can prove its secret to this relay.
+            self.relay = self.launched.relay(port=opts.relay_port, link=opts.link)
+        else:
             self.relay = Relay(
                 port=opts.relay_port,
-                matcher=self.launched.is_mine,
                 runtime_dir=opts.runtime_dir,
                 link=opts.link,
+                switch=opts.switch,
             )
-        else:
-            self.relay = Relay(port=opts.relay_port, runtime_dir=opts.runtime_dir, link=opts.link)
         await self.relay.start()
         self.browser = Browser(self.relay, connect_timeout=opts.connect_timeout)
         self.bridge = Bridge(

@@ -21,6 +21,7 @@ from bridge.errors import BridgeError
 from bridge.launcher import LaunchedBrowser
 from bridge.relay_registry import ENV_RUNTIME_DIR
 from bridge.tools.browsing import BrowserTools, ToolHub
+from bridge.trust_root import ENV_TRUST_DIR
 from tests.local_http import serve_http
 
 PAGES: dict[str, str] = {
@@ -72,6 +73,22 @@ def private_runtime_dir() -> Iterator[None]:
         yield
     finally:
         os.environ.pop(ENV_RUNTIME_DIR, None)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_trust_dir() -> Iterator[None]:
+    """Relays a test starts for "the person" prove a secret of this run's own, never the
+    developer's ~/.config/bridge/secret (a launched browser has its island secret anyway)."""
+    if os.environ.get(ENV_TRUST_DIR):
+        yield
+        return
+    path = tempfile.mkdtemp(prefix="bridge-trust-")
+    os.environ[ENV_TRUST_DIR] = path
+    try:
+        yield
+    finally:
+        os.environ.pop(ENV_TRUST_DIR, None)
         shutil.rmtree(path, ignore_errors=True)
 
 

@@ -32,7 +32,7 @@ async def test_extension_connects_to_a_new_relay_within_a_second(
     extension_link: Browser, launched_browser: LaunchedBrowser | None
 ) -> None:
     browser = _mine(launched_browser)
-    async with Relay(matcher=browser.is_mine) as second:
+    async with browser.relay() as second:
         started = time.monotonic()
         # The requirement is "connected within 1 s of the relay starting"; the bound here
         # is scaled for slow machines, and the measured figure is in the closing note.
@@ -46,11 +46,11 @@ async def test_relay_restart_is_followed_by_a_working_command_within_2s(
     extension_link: Browser, launched_browser: LaunchedBrowser | None, pages: str
 ) -> None:
     browser = _mine(launched_browser)
-    first = await Relay(matcher=browser.is_mine).start()
+    first = await browser.relay().start()
     port = first.port
     await first.wait_for_link(scaled(5.0))
     await first.stop()
-    restarted = Relay(port=port, matcher=browser.is_mine)
+    restarted = browser.relay(port=port)
     await restarted.start()
     try:
         other = Browser(restarted, connect_timeout=scaled(2.0))
@@ -85,7 +85,7 @@ async def test_two_relays_are_served_at_once_without_crosstalk(
     extension_link: Browser, launched_browser: LaunchedBrowser | None, new_tab: object, pages: str
 ) -> None:
     browser = _mine(launched_browser)
-    async with Relay(matcher=browser.is_mine) as second_relay:
+    async with browser.relay() as second_relay:
         await second_relay.wait_for_link(scaled(5.0))
         second = Browser(second_relay)
         mine = await extension_link.new_tab(f"{pages}/console")

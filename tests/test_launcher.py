@@ -48,7 +48,11 @@ def test_command_line_loads_the_extension_and_passes_extra_args(tmp_path: Path) 
     assert f"--disable-extensions-except={ext}" in args
     assert f"--user-data-dir={tmp_path / 'p'}" in args
     assert "--headless=new" in args and "--lang=ja" in args
-    assert args[-1].endswith(f"#bridge-{launcher.nonce}")
+    # Every user can read a process's command line: nothing of the island is on it.
+    assert args[-1].startswith("data:text/html,") and "#" not in args[-1]
+    assert not any(launcher.secret in a for a in args)
+    assert not any(str(launcher.island.directory) in a for a in args)
+    launcher.island.close()
     assert not any(a.startswith("--host-resolver-rules") for a in args)  # never by default
 
 

@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bridge import protocol
+from bridge import protocol, trust
 from bridge.native_framing import FrameDecoder, FrameError, encode
 from bridge.relay import Relay
 from bridge.relay_registry import ENV_RUNTIME_DIR, runtime_dir
+from bridge.trust_root import Island, load_secret
 from bridge.waiting import scaled
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")
@@ -95,6 +96,95 @@ async def host(runtime: Path) -> AsyncIterator[Host]:
 
 def _relay(runtime: Path, **kwargs: Any) -> Relay:
     return Relay(runtime_dir=runtime, **kwargs)
+
+
+def _msg(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"method": method, "params": params}
+
+
+async def _start_host(runtime: Path, **env: str) -> Host:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bridge.native_host",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, ENV_RUNTIME_DIR: str(runtime), **env},
+    )
+    return Host(process)
+
+
+async def _stop(host: Host) -> None:
+    if host.process.returncode is None:
+        host.process.kill()
+        await host.process.wait()
+
+
+async def test_the_host_hands_over_the_persons_secret_before_anything_else(
+    host: Host, runtime: Path
+) -> None:
+    first = await host.next()
+    assert first == {"type": "trust", "secret": load_secret(), "island": False, "host": 2}
+    assert (await host.next())["type"] == "relays"
+
+
+async def test_an_island_host_hands_over_the_island_secret_and_never_makes_one(
+    runtime: Path,
+) -> None:
+    island = Island.create(runtime)
+    host = await _start_host(runtime, **island.browser_env())
+    try:
+        assert await host.next() == {
+            "type": "trust",
+            "secret": island.secret,
+            "island": True,
+            "host": 2,
+        }
+    finally:
+        await _stop(host)
+    # Its launcher gone (secret removed), a host of that browser fails closed.
+    (runtime / "secret").unlink()
+    host = await _start_host(runtime, **island.browser_env())
+    try:
+        fatal = await host.next()
+        assert fatal["type"] == "fatal" and "has stopped" in fatal["message"], fatal
+        assert not (runtime / "secret").exists()
+    finally:
+        await _stop(host)
+
+
+@pytest.mark.reliability(31)
+async def test_a_squatted_runtime_directory_makes_the_host_fail_closed_and_say_why(
+    tmp_path: Path,
+) -> None:
+    # Another user made the directory first: played by chown to nobody (root in CI), or by
+    # a symlink, which a person cannot tell from their own directory at a glance.
+    squatted = Path(tempfile.mkdtemp(prefix="bridge-sq-"))
+    try:
+        target = tmp_path / "elsewhere"
+        target.mkdir()
+        link = squatted / "rt"
+        link.symlink_to(target)
+        host = await _start_host(link)
+        try:
+            fatal = await host.next()
+            assert fatal["type"] == "fatal" and "not a plain directory" in fatal["message"]
+            assert "secret" not in fatal  # nothing handed over
+            assert not list(target.iterdir())  # nothing made where the link leads
+        finally:
+            await _stop(host)
+        if os.geteuid() == 0:
+            owned = squatted / "owned"
+            owned.mkdir(mode=0o700)
+            os.chown(owned, 65534, 65534)  # nobody
+            host = await _start_host(owned)
+            try:
+                fatal = await host.next()
+                assert fatal["type"] == "fatal" and "belongs to another user" in fatal["message"]
+            finally:
+                await _stop(host)
+    finally:
+        shutil.rmtree(squatted, ignore_errors=True)
 
 
 async def test_relays_are_announced_as_they_start_and_stop(host: Host, runtime: Path) -> None:
@@ -189,6 +279,7 @@ async def test_bad_messages_get_errors_and_the_stream_stays_in_step(host: Host) 
 
 
 async def test_the_whole_link_through_the_host(host: Host, runtime: Path) -> None:
+    handed = await host.next("trust")  # first of all: the secret the relays prove
     await host.next("relays")
     relay = await _relay(runtime, link="native").start()
     try:
@@ -196,17 +287,22 @@ async def test_the_whole_link_through_the_host(host: Host, runtime: Path) -> Non
         assert announced["link"] == "native"
         host.send({"type": "open", "channel": 7, "relay": relay.instance_id})
         assert (await host.next("opened"))["channel"] == 7
-        hello = {
-            "method": "hello",
-            "params": {
-                "protocolVersion": protocol.PROTOCOL_VERSION,
-                "extensionVersion": "test",
-                "instanceId": "browser-1",
-            },
+        nonce = trust.new_nonce()
+        hello = {"protocolVersion": protocol.PROTOCOL_VERSION, "nonce": nonce}
+        host.send({"type": "frame", "channel": 7, "data": protocol.encode(_msg("hello", hello))})
+        challenge = json.loads((await host.next("frame"))["data"])["params"]
+        port = announced["port"]
+        proof = trust.relay_proof(handed["secret"], nonce, challenge["nonce"], port)
+        assert trust.verify(proof, challenge["proof"])  # the relay proved the handed secret
+        prove = {
+            "proof": trust.extension_proof(handed["secret"], nonce, challenge["nonce"], port),
+            "extensionVersion": "test",
+            "instanceId": "browser-1",
         }
-        host.send({"type": "frame", "channel": 7, "data": protocol.encode(hello)})
+        host.send({"type": "frame", "channel": 7, "data": protocol.encode(_msg("prove", prove))})
         welcome = await host.next("frame")
         assert '"welcome"' in welcome["data"]
+        assert '"serving":true' in (await host.next("frame"))["data"]
         link = await relay.wait_for_link(scaled(5.0))
         assert link.hello.extension_version == "test"
         # A relay frame over Chrome's 1 MB message limit arrives in parts, whole.

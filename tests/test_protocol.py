@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge import protocol
+from bridge import protocol, trust
 from bridge.protocol import Command, ErrorInfo, ErrorNotice, Event, ProtocolError, Reply
 
 json_scalars = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=20)
@@ -99,11 +99,40 @@ def test_hello_with_another_version_names_both_versions() -> None:
     assert f"extension speaks {protocol.PROTOCOL_VERSION + 1}" in message
 
 
-def test_hello_of_this_version_is_accepted() -> None:
-    hello = protocol.parse_hello(
-        Event("hello", {"protocolVersion": protocol.PROTOCOL_VERSION, "instanceId": "abc"})
+def test_hello_of_this_version_opens_the_handshake_and_names_nothing_of_the_browser() -> None:
+    nonce = trust.new_nonce()
+    opening = protocol.parse_hello(
+        Event("hello", {"protocolVersion": protocol.PROTOCOL_VERSION, "nonce": nonce})
     )
-    assert hello.instance_id == "abc"
+    assert opening == protocol.Opening(protocol.PROTOCOL_VERSION, nonce, "key")
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"nonce": "short"},
+        {"nonce": "x" * 44},
+        {"nonce": "a" * 42 + "!"},
+        {"nonce": 7},
+        {"nonce": "a" * 43, "mode": "trust-me"},
+    ],
+)
+def test_hello_without_a_fresh_nonce_or_with_an_unknown_mode_is_refused(
+    params: dict[str, object],
+) -> None:
+    event = Event("hello", {"protocolVersion": protocol.PROTOCOL_VERSION, **params})
+    with pytest.raises(ProtocolError):
+        protocol.parse_hello(event)
+
+
+def test_prove_carries_the_proof_then_who_the_browser_is() -> None:
+    proof, hello = protocol.parse_prove(
+        Event("prove", {"proof": "p", "instanceId": "abc", "extensionVersion": 1})
+    )
+    assert proof == "p" and hello.instance_id == "abc" and hello.extension_version == ""
+    with pytest.raises(ProtocolError, match="must 'prove'"):
+        protocol.parse_prove(Event("claim", {}))
 
 
 def test_unknown_command_is_refused_before_sending() -> None:

@@ -17,9 +17,16 @@ from hypothesis import strategies as st
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from bridge import protocol
+from bridge import protocol, trust
 from bridge.errors import extension_dir
-from bridge.relay import CLOSE_REFUSED, DEFAULT_ORIGIN, EXTENSION_ID, PORT_RANGE, Relay
+from bridge.relay import (
+    CLOSE_REFUSED,
+    CLOSE_UNTRUSTED,
+    DEFAULT_ORIGIN,
+    EXTENSION_ID,
+    PORT_RANGE,
+    Relay,
+)
 from tests.standin import StandIn
 
 
@@ -228,3 +235,115 @@ async def test_a_malformed_frame_is_answered_once_and_an_error_reply_never(
         assert link.malformed_frames == 3  # "not json", "[]", 7; never the error replies
     reported = [r.getMessage() for r in caplog.records if r.name == "bridge.link"]
     assert any("the extension reports an error: [malformed] ?" in m for m in reported)
+
+
+# -- the trust handshake (bridge/trust.py): impostors at the relay's seam ----------------------
+
+
+@pytest.mark.reliability(32)
+async def test_an_extension_that_cannot_prove_the_secret_gets_nothing(lone_relay: Relay) -> None:
+    async with StandIn(lone_relay, secret="a guess", insist=True) as forged:
+        assert forged.relay_proved is False  # it could not even check the relay
+        assert forged.ws is not None
+        refused = forged.welcome
+        assert refused["method"] == "refused" and "did not prove" in refused["params"]["message"]
+        with pytest.raises(ConnectionClosed) as closed:
+            await forged.ws.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == CLOSE_UNTRUSTED
+    assert lone_relay.link is None and lone_relay.refused_links == 1
+
+
+@pytest.mark.reliability(32)
+async def test_the_relays_own_proof_sent_back_is_no_proof(lone_relay: Relay) -> None:
+    async with connect(lone_relay.url, origin=DEFAULT_ORIGIN, proxy=None) as ws:  # type: ignore[arg-type]
+        hello = {"protocolVersion": protocol.PROTOCOL_VERSION, "nonce": trust.new_nonce()}
+        await ws.send(json.dumps({"method": "hello", "params": hello}))
+        challenge = json.loads(await ws.recv())["params"]
+        # Reflected: the only MAC of this transcript an impostor holds is the relay's own.
+        await ws.send(json.dumps({"method": "prove", "params": {"proof": challenge["proof"]}}))
+        assert json.loads(await ws.recv())["method"] == "refused"
+    assert lone_relay.link is None
+
+
+@pytest.mark.reliability(32)
+@pytest.mark.parametrize(
+    "second",
+    [
+        {"id": 1, "result": {"tabs": []}},
+        {"method": "tabShared", "params": {"tabId": 1, "shared": True}},
+        {"method": "claim", "params": {}},
+        [{"method": "prove", "params": {"proof": "x"}}],
+    ],
+)
+async def test_nothing_but_a_proof_is_taken_after_the_challenge(
+    lone_relay: Relay, second: object
+) -> None:
+    async with connect(lone_relay.url, origin=DEFAULT_ORIGIN, proxy=None) as ws:  # type: ignore[arg-type]
+        hello = {"protocolVersion": protocol.PROTOCOL_VERSION, "nonce": trust.new_nonce()}
+        await ws.send(json.dumps({"method": "hello", "params": hello}))
+        assert json.loads(await ws.recv())["method"] == "challenge"
+        await ws.send(json.dumps(second))
+        assert json.loads(await ws.recv())["method"] == "refused"
+    assert lone_relay.link is None
+
+
+async def test_a_relay_that_cannot_prove_the_secret_is_left_before_anything_is_said(
+    lone_relay: Relay,
+) -> None:
+    # The extension's side, played by the stand-in: it checks the relay's proof first.
+    async with StandIn(lone_relay, secret="another person's secret") as ext:
+        assert ext.relay_proved is False and ext.welcome == {}
+    assert lone_relay.link is None
+
+
+@pytest.mark.reliability(42)
+async def test_pairing_hands_the_secret_only_to_whoever_shows_the_code(lone_relay: Relay) -> None:
+    async with StandIn(lone_relay, code=trust.new_code()) as ext:
+        refused = ext.welcome
+    assert refused["method"] == "refused" and "bridge pair" in refused["params"]["message"]
+    offer = lone_relay.start_pairing()
+    # A wrong code: the relay's proof does not check out, nothing is unsealed or proved.
+    async with StandIn(lone_relay, code=trust.new_code()) as wrong:
+        assert wrong.relay_proved is False and wrong.secret == ""
+    assert not offer.done.done()
+    async with StandIn(lone_relay, code=offer.code.lower().replace("-", " ")) as ext:
+        assert ext.relay_proved and ext.secret == lone_relay.secret
+        assert ext.welcome["method"] == "welcome"
+        hello = await asyncio.wait_for(offer.done, 5)
+        assert hello.instance_id == "standin"
+    assert not offer.open  # one time only
+    async with StandIn(lone_relay, code=offer.code) as again:
+        assert again.welcome["method"] == "refused"
+
+
+@pytest.mark.reliability(42)
+async def test_a_pairing_code_dies_after_five_wrong_proofs(lone_relay: Relay) -> None:
+    offer = lone_relay.start_pairing()
+    for _ in range(5):  # someone who guessed the code's proof but not the secret
+        async with StandIn(lone_relay, code=trust.new_code(), insist=True) as guess:
+            assert guess.welcome["method"] == "refused"
+    assert not offer.open
+    async with StandIn(lone_relay, code=offer.code) as late:
+        assert late.welcome["method"] == "refused"
+
+
+async def test_a_second_browser_waits_on_standby_until_claimed_or_the_first_goes(
+    lone_relay: Relay, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with StandIn(lone_relay, instance_id="first") as first:
+        assert first.serving is True
+        first_link = await lone_relay.wait_for_link(5)
+        async with StandIn(lone_relay, instance_id="second") as second:
+            assert second.serving is False
+            assert lone_relay.link is first_link  # never switched silently
+            assert any("waits on standby" in r.getMessage() for r in caplog.records)
+            assert second.ws is not None and first.ws is not None
+            await second.ws.send(json.dumps({"method": "claim", "params": {}}))
+            told = json.loads(await first.ws.recv())
+            assert told == {"method": "serving", "params": {"serving": False}}
+            assert lone_relay.link is not None and lone_relay.link.instance_id == "second"
+            assert any("the person chose it" in r.getMessage() for r in caplog.records)
+        # The one serving went away: the first serves again, and is told.
+        told = json.loads(await first.ws.recv())
+        assert told == {"method": "serving", "params": {"serving": True}}
+        assert lone_relay.link is first_link

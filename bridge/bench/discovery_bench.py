@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bridge.errors import extension_dir
 from bridge.launcher import LaunchedBrowser, LaunchOptions
-from bridge.relay import PORT_RANGE, Relay
+from bridge.relay import PORT_RANGE
 from bridge.runtime import Runtime, RuntimeOptions
 
 
@@ -106,7 +106,7 @@ async def _start_to_connected(native_host: bool, relays: int, runtime_dir: Path)
             env={"BRIDGE_RUNTIME_DIR": str(runtime_dir)},
         )
     )
-    first = await Relay(matcher=browser.is_mine, runtime_dir=runtime_dir).start()
+    first = await browser.relay().start()
     await browser.start()
     took: list[float] = []
     try:
@@ -114,7 +114,7 @@ async def _start_to_connected(native_host: bool, relays: int, runtime_dir: Path)
         await first.stop()
         for _ in range(relays):
             started = time.monotonic()
-            relay = await Relay(matcher=browser.is_mine, runtime_dir=runtime_dir).start()
+            relay = await browser.relay().start()
             try:
                 await relay.wait_for_link(10)
                 took.append(time.monotonic() - started)

@@ -11,7 +11,6 @@ from mcp.client.stdio import stdio_client
 
 from bridge.bench.stats import Figure, median
 from bridge.launcher import LaunchedBrowser
-from bridge.relay import Relay
 
 __all__ = ["measure_mcp_server", "measure_relay_connect"]
 
@@ -21,7 +20,7 @@ async def measure_relay_connect(launched: LaunchedBrowser, runs: int) -> list[Fi
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        async with Relay(matcher=launched.is_mine) as relay:
+        async with launched.relay() as relay:
             await relay.wait_for_link(30)
             times.append((time.perf_counter() - t0) * 1000)
     return [Figure("relay start → extension connected", "ms", median(times), None, "", 1000.0)]

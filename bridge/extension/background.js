@@ -38,8 +38,28 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 // For diagnostics from DevTools (and the tests): what discovery knows, as the popup shows.
 /** @type {any} */ (globalThis).bridgeStatus = () => discovery.status();
 
-chrome.runtime.onMessage.addListener((msg, _sender, reply) => {
-  if (msg && msg.type === 'status') reply(discovery.status());
+// Pairing by hand, for diagnostics and the tests (as the popup does it).
+/** @type {any} */ (globalThis).bridgePair = (/** @type {string} */ code) => discovery.pair(code);
+
+// The popup's requests. Only this extension's own pages can send them: there are no content
+// scripts, and no "externally_connectable", so web pages and other extensions cannot.
+chrome.runtime.onMessage.addListener((msg, sender, reply) => {
+  if (!msg || sender.id !== chrome.runtime.id) return false;
+  if (msg.type === 'status') reply(discovery.status());
+  else if (msg.type === 'pair') reply(discovery.pair(String(msg.code || '')));
+  else if (msg.type === 'claim') {
+    discovery.claim(Number(msg.port));
+    reply({ ok: true });
+  } else if (msg.type === 'forget') {
+    discovery.forgetPairing().then(() => reply({ ok: true }));
+    return true; // answered asynchronously
+  } else if (msg.type === 'share') {
+    debuggee.share(Number(msg.tabId), !!msg.shared).then(
+      () => reply({ ok: true }),
+      (e) => reply({ ok: false, message: String(e && e.message ? e.message : e) }),
+    );
+    return true;
+  }
   return false;
 });
 

@@ -25,14 +25,21 @@ export class Debuggee {
      * @type {Map<number, Promise<void>>}
      */
     this.detaching = new Map();
+    /**
+     * Tabs the person shared with bridge (the popup's "Share this tab"): the only tabs of
+     * theirs a relay's clients may act on, besides the ones they open (bridge/tools decides).
+     * @type {Set<number>}
+     */
+    this.shared = new Set();
     this.ready = this.restore();
   }
 
   async restore() {
-    const { owners } = await chrome.storage.session.get('owners');
+    const { owners, shared } = await chrome.storage.session.get(['owners', 'shared']);
     if (owners && typeof owners === 'object') {
       for (const [tab, owner] of Object.entries(owners)) this.owners.set(Number(tab), String(owner));
     }
+    if (Array.isArray(shared)) for (const tabId of shared) if (Number.isInteger(tabId)) this.shared.add(tabId);
     if (this.owners.size) {
       // Attachments whose relay never comes back are dropped, so no tab keeps the debugger bar.
       setTimeout(() => this.dropOrphans(), ORPHAN_GRACE_MS);
@@ -61,6 +68,14 @@ export class Debuggee {
   /** A relay went away while this worker lives: release its tabs. @param {string} instanceId */
   async removeRelay(instanceId) {
     this.relays.delete(instanceId);
+    await this.releaseTabs(instanceId);
+  }
+
+  /**
+   * Detach the tabs a relay attached (it went away, or it works through another browser
+   * now), so their debugging bars go. @param {string} instanceId
+   */
+  async releaseTabs(instanceId) {
     for (const [tabId, owner] of [...this.owners]) {
       if (owner === instanceId) {
         this.owners.delete(tabId);
@@ -336,9 +351,28 @@ export class Debuggee {
     for (const relay of this.relays.values()) relay.send(frame);
   }
 
+  /**
+   * The person shares a tab with bridge, or stops: every connected relay hears of it.
+   * @param {number} tabId @param {boolean} shared
+   */
+  async share(tabId, shared) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!tab) throw new Error(`no tab ${tabId}`);
+    if (shared) this.shared.add(tabId);
+    else this.shared.delete(tabId);
+    await chrome.storage.session.set({ shared: [...this.shared] });
+    const frame = encodeEvent('tabShared', { tabId, shared, url: tab.url || '', title: tab.title || '' });
+    for (const relay of this.relays.values()) relay.send(frame);
+  }
+
+  sharedTabs() {
+    return [...this.shared];
+  }
+
   /** @param {number} tabId */
   onTabRemoved(tabId) {
     const relay = this.ownerOf(tabId);
+    if (this.shared.delete(tabId)) chrome.storage.session.set({ shared: [...this.shared] }).catch(() => {});
     if (this.owners.delete(tabId)) this.persist();
     if (relay) relay.send(encodeEvent('tabRemoved', { tabId }));
   }

@@ -1,9 +1,10 @@
 // @ts-check
 // The native-messaging host (python -m bridge.native_host, registered by
-// `python -m bridge install-native-host`): it pushes the list of running relays, so
-// discovery needs no probing, and it can carry a relay link when loopback sockets are
-// blocked (a relay started with --link native). While this port is open Chrome keeps the
-// service worker alive. The message shapes are documented in bridge/native_host.py.
+// `python -m bridge install-native-host`): it hands over the person's secret (Chrome starts
+// it only for this extension's id, so no one else can pose as it), pushes the list of
+// running relays, so discovery needs no probing, and it can carry a relay link when loopback
+// sockets are blocked (a relay started with --link native). While this port is open Chrome
+// keeps the service worker alive. The message shapes are documented in bridge/native_host.py.
 
 export const HOST_NAME = 'com.bridge.host';
 /** Characters of one outgoing message's data; Chrome takes up to 64 MiB per message. */
@@ -13,7 +14,7 @@ const PART_CHARS = 16 * 1024 * 1024;
 
 export class NativeHost {
   /**
-   * @param {{ onRelays: (relays: RelayNotice[]) => void, onDown: (reason: string) => void }} opts
+   * @param {{ onTrust: (secret: string, island: boolean) => void, onFatal: (message: string) => void, onRelays: (relays: RelayNotice[]) => void, onDown: (reason: string) => void }} opts
    */
   constructor(opts) {
     this.opts = opts;
@@ -52,6 +53,15 @@ export class NativeHost {
   /** @param {any} msg */
   onMessage(msg) {
     if (!msg || typeof msg !== 'object') return;
+    if (msg.type === 'trust') {
+      this.up = true;
+      this.opts.onTrust(typeof msg.secret === 'string' ? msg.secret : '', msg.island === true);
+      return;
+    }
+    if (msg.type === 'fatal') {
+      this.opts.onFatal(String(msg.message || 'the native host cannot work safely'));
+      return;
+    }
     if (msg.type === 'relays') {
       this.up = true;
       this.opts.onRelays(Array.isArray(msg.relays) ? msg.relays : []);
@@ -130,11 +140,12 @@ export class NativeSocket {
     this.host.post({ type: 'frame', channel: this.channel, data: data.slice(last) });
   }
 
-  close() {
+  /** @param {number} [code] @param {string} [reason] */
+  close(code = 1000, reason = 'closed by extension') {
     if (this.readyState === WebSocket.CLOSED) return;
     this.host.post({ type: 'close', channel: this.channel });
     this.host.sockets.delete(this.channel);
-    this.ended(1000, 'closed by extension');
+    this.ended(code, reason);
   }
 
   /** @param {number} code @param {string} reason */

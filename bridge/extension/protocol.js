@@ -4,16 +4,18 @@
 // Version 2: a frame may be a JSON array of messages (batches while many are in flight).
 // Version 3: the downloadInfo command (where a download is saved); createTab's ownWindow.
 // Version 4: the timeCdpCommand command (the floor under a CDP round trip, for benchmarks).
+// Version 5: the trust handshake (hello with a nonce, challenge, prove, then welcome), the
+// relay's serving notice, the claim and tabShared events, listTabs' shared field.
 
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 /** Relays listen on the first free port of this range (bridge/relay.py PORT_RANGE). */
 export const PORT_FIRST = 19222;
 export const PORT_LAST = 19250;
 
 /** Close codes the relay uses (bridge/relay.py). */
-export const CLOSE_REFUSED = 4001; // version mismatch or bad hello
-export const CLOSE_NOT_MINE = 4003; // that relay serves another browser
+export const CLOSE_REFUSED = 4001; // version mismatch, bad hello, no pairing on offer
+export const CLOSE_UNTRUSTED = 4004; // a side did not prove the secret (sent by either side)
 
 /**
  * A reply frame, serialized without building an intermediate object (hot path).

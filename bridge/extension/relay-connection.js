@@ -1,7 +1,13 @@
 // @ts-check
-// One WebSocket to one relay: the hello handshake, command dispatch, keepalive watchdog.
+// One WebSocket to one relay: the trust handshake, command dispatch, keepalive watchdog.
+//
+// The relay must prove the secret first (its challenge); only then does this side prove it
+// and say who it is (docs/protocol.md#handshake). A relay that cannot prove it is closed with
+// CLOSE_UNTRUSTED having learnt nothing but a nonce, and no command of it is ever run: every
+// command before welcome is answered not_ready.
 
-import { CommandError, PROTOCOL_VERSION, encodeError, encodeResult, isReply } from './protocol.js';
+import { CLOSE_UNTRUSTED, CommandError, PROTOCOL_VERSION, encodeError, encodeEvent, encodeResult, isReply } from './protocol.js';
+import { extensionProof, isNonce, newNonce, pairingProof, relayProof, sameProof, unseal } from './trust.js';
 
 /** @typedef {import('./debuggee.js').Debuggee} Debuggee */
 
@@ -16,7 +22,9 @@ export class RelayConnection {
    * @param {number} port
    * @param {string} instanceId relay instance, from /relay-info
    * @param {Debuggee} debuggee
-   * @param {{ browserInstanceId: string, socket?: import('./native.js').NativeSocket, onWelcome?: (conn: RelayConnection) => void, onClose: (conn: RelayConnection, code: number, reason: string) => void }} opts
+   * @param {{ browserInstanceId: string, secret?: string, code?: string, socket?: import('./native.js').NativeSocket, onWelcome?: (conn: RelayConnection) => void, onPaired?: (conn: RelayConnection, secret: string) => void, onServing?: (conn: RelayConnection) => void, onClose: (conn: RelayConnection, code: number, reason: string) => void }} opts
+   *   secret: the person's secret, which the relay must prove and this side proves;
+   *   code: instead, a pairing code (the relay proves it and hands the secret over, sealed);
    *   socket: the link through the native host (a relay started with --link native)
    */
   constructor(port, instanceId, debuggee, opts) {
@@ -24,8 +32,17 @@ export class RelayConnection {
     this.instanceId = instanceId;
     this.debuggee = debuggee;
     this.opts = opts;
-    /** @type {'connecting' | 'connected' | 'closed'} */
+    /**
+     * connecting: hello sent; verifying: checking the relay's proof (nothing is sent until it
+     * holds); proving: ours sent, waiting for welcome; connected: commands run.
+     * @type {'connecting' | 'verifying' | 'proving' | 'connected' | 'closed'}
+     */
     this.state = 'connecting';
+    this.nonce = newNonce();
+    /** Whether the relay works through this link (false: on standby, another browser serves). */
+    this.serving = true;
+    /** The secret this link proved (learnt by pairing, or given). */
+    this.secret = opts.secret || '';
     this.refusal = '';
     this.lastFrameAt = Date.now();
     /** CDP commands handed to chrome.debugger and not answered yet (see send()). */
@@ -42,15 +59,11 @@ export class RelayConnection {
     this.send = this.send.bind(this);
     this.flush = this.flush.bind(this);
     this.ws.onopen = () => {
+      // Nothing about this browser until the relay has proved the secret.
       this.ws.send(
         JSON.stringify({
           method: 'hello',
-          params: {
-            protocolVersion: PROTOCOL_VERSION,
-            extensionVersion: chrome.runtime.getManifest().version,
-            instanceId: opts.browserInstanceId,
-            userAgent: navigator.userAgent,
-          },
+          params: { protocolVersion: PROTOCOL_VERSION, nonce: this.nonce, mode: opts.code ? 'pair' : 'key' },
         }),
       );
     };
@@ -126,11 +139,62 @@ export class RelayConnection {
     this.opts.onClose(this, code, this.refusal || reason);
   }
 
-  close() {
+  /** @param {number} [code] @param {string} [reason] */
+  close(code = 1000, reason = 'closed by extension') {
     try {
-      this.ws.close();
+      this.ws.close(code, reason);
     } catch {}
-    this.closed(1000, 'closed by extension');
+    this.closed(code, reason);
+  }
+
+  /**
+   * The relay's challenge: check its proof; only if it holds, prove the secret and say who
+   * this browser is. A wrong proof closes the link: the relay is not the person's bridge.
+   * @param {any} params
+   */
+  async challenged(params) {
+    if (this.state !== 'connecting') return;
+    this.state = 'verifying';
+    const relayNonce = params && params.nonce;
+    const port = this.port;
+    let ok = false;
+    try {
+      if (!isNonce(relayNonce)) throw new Error('bad nonce');
+      if (this.opts.code) {
+        const sealed = String(params.sealed || '');
+        ok = sameProof(await pairingProof(this.opts.code, this.nonce, relayNonce, port, sealed), params.proof);
+        if (ok) this.secret = await unseal(this.opts.code, sealed, this.nonce, relayNonce, port);
+      } else {
+        ok = sameProof(await relayProof(this.secret, this.nonce, relayNonce, port), params.proof);
+      }
+    } catch {
+      ok = false;
+    }
+    if (!ok || !this.secret) {
+      this.refusal = this.opts.code
+        ? 'did not prove the pairing code (not the relay of `bridge pair`)'
+        : 'did not prove your bridge secret: not your bridge, or one paired elsewhere';
+      this.close(CLOSE_UNTRUSTED, 'relay did not prove the secret');
+      return;
+    }
+    if (this.state !== 'verifying') return; // closed meanwhile
+    this.state = 'proving'; // only now may a welcome count
+    this.ws.send(
+      JSON.stringify({
+        method: 'prove',
+        params: {
+          proof: await extensionProof(this.secret, this.nonce, relayNonce, port),
+          extensionVersion: chrome.runtime.getManifest().version,
+          instanceId: this.opts.browserInstanceId,
+          userAgent: navigator.userAgent,
+        },
+      }),
+    );
+  }
+
+  /** Ask the relay to work through this browser (the person chose it in the popup). */
+  claim() {
+    if (this.state === 'connected') this.send(encodeEvent('claim', {}));
   }
 
   silentTooLong() {
@@ -171,15 +235,23 @@ export class RelayConnection {
     }
     const id = msg.id;
     if (id === undefined) {
-      if (msg.method === 'welcome') {
+      if (msg.method === 'challenge') {
+        this.challenged(msg.params);
+      } else if (msg.method === 'welcome' && this.state === 'proving') {
         this.state = 'connected';
         this.everConnected = true;
         this.debuggee.addRelay(this);
+        if (this.opts.code) this.opts.onPaired?.(this, this.secret);
         this.opts.onWelcome?.(this);
+      } else if (msg.method === 'serving' && this.state === 'connected') {
+        this.serving = !!(msg.params && msg.params.serving);
+        // On standby the relay works through another browser: give this one's tabs back.
+        if (!this.serving) this.debuggee.releaseTabs(this.instanceId);
+        this.opts.onServing?.(this);
       } else if (msg.method === 'refused') {
         this.refusal = String(msg.params && msg.params.message);
       }
-      return; // welcome, refused and other id-less notices need no reply
+      return; // id-less notices need no reply
     }
     if (!Number.isInteger(id)) {
       this.send(encodeError(null, 'malformed', "'id' must be an integer"));

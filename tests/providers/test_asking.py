@@ -377,17 +377,15 @@ from bridge.browser import Browser
 from bridge.core import Bridge
 from bridge.relay import Relay
 
-async def main(nonce, state, key, provider, n):
-    async def mine(link):
-        tabs = (await link.request("listTabs"))["tabs"]
-        return any(nonce in (t.get("url") or "") for t in tabs)
-    async with Relay(matcher=mine) as relay:
+async def main(state, key, provider, n):
+    # The launched browser's island (secret and runtime directory) comes in the environment.
+    async with Relay() as relay:
         bridge = Bridge(Browser(relay), state_dir=Path(state), session_key=key)
         for i in range(n):
             await bridge.ask(provider, f"Question {i} from {key} about Python decorators?", new_chat=(i == 0))
         await bridge.browser.detach_all()
 
-asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])))
+asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])))
 """
 
 
@@ -402,13 +400,16 @@ async def test_two_processes_asking_at_once_keep_state_files_whole(
         pytest.skip("needs the launched test browser (not in --live mode)")
     script = tmp_path / "asker.py"
     script.write_text(_CONCURRENT_ASKER)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {
+        **os.environ,
+        **launched_browser.island.browser_env(),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+    }
     n = 3
     procs = [
         await asyncio.create_subprocess_exec(
             sys.executable,
             str(script),
-            f"#bridge-{launched_browser.nonce}",
             str(tmp_path / "state"),
             key,
             provider,

@@ -163,15 +163,14 @@ async def _tabs(browser: Browser) -> dict[int, tuple[str, bool]]:
 
 # -- case 20: a relay killed with SIGKILL ------------------------------------------------------
 
-# A relay that only ever serves the session's browser (its instance id), in a process of its own.
+# A relay of the session's browser's island (its secret and directory come in the
+# environment), in a process of its own.
 CHILD_RELAY = """
 import asyncio, sys
 from bridge.relay import Relay
 
 async def main(browser_instance, timeout):
-    async def mine(link):
-        return link.instance_id == browser_instance
-    relay = await Relay(matcher=mine).start()
+    relay = await Relay().start()
     print("port", relay.port, flush=True)
     await relay.wait_for_link(timeout)
     print("linked", flush=True)
@@ -201,7 +200,7 @@ async def test_after_a_relay_is_killed_the_next_one_is_connected_within_1s(
         str(scaled(15.0)),
         stdout=asyncio.subprocess.PIPE,
         cwd=str(ROOT),
-        env=_child_env(),
+        env=_child_env(**browser.island.browser_env()),
     )
     try:
         port = int((await _line(child.stdout, "port ", scaled(30.0))).split()[1])
@@ -215,11 +214,11 @@ async def test_after_a_relay_is_killed_the_next_one_is_connected_within_1s(
     # The next relay: a restart on the same port (its stale registration file still there),
     # or a relay elsewhere in the range.
     if where == "same-port":
-        nxt = Relay(port=port, matcher=browser.is_mine)
+        nxt = browser.relay(port=port)
     elif port < PORT_RANGE[1]:
-        nxt = Relay(port_range=(port + 1, PORT_RANGE[1]), matcher=browser.is_mine)
+        nxt = browser.relay(port_range=(port + 1, PORT_RANGE[1]))
     else:
-        nxt = Relay(port_range=(PORT_RANGE[0], port - 1), matcher=browser.is_mine)
+        nxt = browser.relay(port_range=(PORT_RANGE[0], port - 1))
     loop = asyncio.get_running_loop()
     started = loop.time()
     await nxt.start()
@@ -933,13 +932,15 @@ async def test_a_flood_is_slowed_down_not_dropped_and_leaves_the_persons_tabs_al
 async def browser_with_host(
     own_runtime_dir: Path,
 ) -> AsyncIterator[tuple[LaunchedBrowser, Path]]:
-    """A browser of its own whose native host watches a runtime directory of its own."""
+    """A browser of its own whose native host watches a runtime directory of its own: as the
+    person's own Chrome is (not an island), its host hands over the person's secret."""
     browser = LaunchedBrowser(
         LaunchOptions(
             headless=True,
             isolated=True,
             native_host=True,
             remote_debugging=True,
+            island=False,
             env={ENV_RUNTIME_DIR: str(own_runtime_dir)},
         )
     )
@@ -985,7 +986,7 @@ async def test_a_killed_and_removed_host_falls_back_to_probing_and_a_reinstall_r
     relays: list[Relay] = []
 
     async def relay(**kwargs: Any) -> Relay:
-        started = await Relay(runtime_dir=runtime_dir, matcher=browser.is_mine, **kwargs).start()
+        started = await Relay(runtime_dir=runtime_dir, **kwargs).start()
         relays.append(started)
         return started
 
