@@ -7,7 +7,10 @@
   launched Chromium, and report when the extension connects (until Ctrl-C).
 - ``python -m bridge cdp``: a DevTools endpoint for Playwright/Puppeteer.
 - ``python -m bridge install-native-host [--browser …] [--uninstall]``: register the native
-  host (the extension learns of relays by push instead of probing ports).
+  host (it hands the extension the person's secret, and the extension learns of relays by
+  push instead of probing ports).
+- ``python -m bridge pair``: without the native host, pair the extension by hand: a one-time
+  code the person types into bridge's popup.
 - ``python -m bridge doctor [--live] [--json] [--launch …]``: check everything bridge needs.
 """
 
@@ -29,7 +32,7 @@ from bridge.about import version_line
 from bridge.demo import DEMO_NOTE, demo_setup, demo_summary, refuse_demo_options
 from bridge.errors import AttachmentRefused, BridgeError, extension_dir
 from bridge.providers.attachments import Attachments, prepare_files
-from bridge.relay import PORT_RANGE
+from bridge.relay import PAIRING_S, PORT_RANGE, Relay
 from bridge.results import PROVIDERS, AskResult, Provider
 from bridge.runtime import (
     Runtime,
@@ -101,6 +104,46 @@ async def _relay_main(args: argparse.Namespace) -> int:
         return 1
     finally:
         await runtime.stop()
+
+
+async def _pair_main(args: argparse.Namespace) -> int:
+    """Offer a one-time pairing code and wait until the person's extension has paired."""
+    relay = Relay(port=args.relay_port, register=False)
+    try:
+        await relay.start()
+    except OSError as exc:
+        print(f"error: {_start_error(exc, args)}", file=sys.stderr)
+        return 1
+    try:
+        offer = relay.start_pairing(args.timeout)
+        print(
+            "Pair your browser with bridge (once per browser profile): click bridge's icon in "
+            "the toolbar, and enter this code in its popup:\n\n"
+            f"    {offer.code}\n\n"
+            f"The code works once, for {args.timeout / 60:.0f} minutes, and only for the "
+            "extension of this machine's bridge (it never leaves this machine). "
+            "`bridge install-native-host` does the same without a code.",
+            flush=True,
+        )
+        try:
+            hello = await asyncio.wait_for(offer.done, args.timeout)
+        except TimeoutError:
+            print(
+                "error: no extension paired in time; run `bridge pair` again for a new code",
+                file=sys.stderr,
+            )
+            return 1
+        except BridgeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(
+            f"paired: the extension of browser {hello.instance_id[:8]} now proves bridge's "
+            "secret, and finds your relays by itself",
+            flush=True,
+        )
+        return 0
+    finally:
+        await relay.stop()
 
 
 async def _cdp_main(args: argparse.Namespace) -> int:
@@ -368,6 +411,14 @@ def main(argv: list[str] | None = None) -> int:
         "relays the moment they start, with no port probing",
     )
     native_install.add_arguments(native)
+    pair = sub.add_parser(
+        "pair",
+        help="pair the extension by hand, without the native host: a one-time code for its popup",
+    )
+    pair.add_argument("--relay-port", type=int, help="relay port (default: first free)")
+    pair.add_argument(
+        "--timeout", type=float, default=PAIRING_S, help="seconds the code stays valid"
+    )
     doc = sub.add_parser(
         "doctor", help="check the browser, extension, ports, tokens and native host (and sites)"
     )
@@ -385,6 +436,7 @@ def main(argv: list[str] | None = None) -> int:
         "ask": _ask_demo if args.command == "ask" and args.demo else _ask_main,
         "relay": _relay_main,
         "cdp": _cdp_main,
+        "pair": _pair_main,
     }
     runner = runners[args.command]
     with contextlib.suppress(KeyboardInterrupt):

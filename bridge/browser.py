@@ -98,6 +98,9 @@ class Browser:
         self.connect_timeout = scaled(10.0) if connect_timeout is None else connect_timeout
         self.sessions: dict[int, CdpSession] = {}
         self._attached_via: dict[int, Transport] = {}
+        #: The browser instance each tab was attached in (kept across a lost link): a tab of
+        #: another browser than the serving one's is explained as such, not as "gone".
+        self._browser_of: dict[int, str] = {}
         self._attach_locks: dict[int, asyncio.Lock] = {}
         #: Called with the event's params when an attached tab opens a tab (a popup).
         self.tab_created_listeners: list[Callable[[dict[str, Any]], None]] = []
@@ -164,6 +167,7 @@ class Browser:
                 session = CdpSession(self, tab_id)
                 self.sessions[tab_id] = session
             self._attached_via[tab_id] = transport
+            self._browser_of[tab_id] = _browser_instance(transport)
             return session
 
     async def detach(self, tab_id: int) -> None:
@@ -219,6 +223,7 @@ class Browser:
     def _forget(self, tab_id: int, error: BridgeError) -> None:
         self._suspended.pop(tab_id, None)
         self._attached_via.pop(tab_id, None)
+        self._browser_of.pop(tab_id, None)
         session = self.sessions.pop(tab_id, None)
         if session is not None:
             session.end(error)
@@ -237,7 +242,14 @@ class Browser:
             attached = await transport.request("attachTab", {"tabId": tab_id}, timeout=scaled(10.0))
         except CommandFailed as exc:
             if exc.error_code == "no_tab":
-                error = TabClosed(tab_id, "it no longer exists")
+                before, now = self._browser_of.get(tab_id, ""), _browser_instance(transport)
+                why = (
+                    "it is in the browser bridge worked through before; bridge works through "
+                    "another of your browsers now (chosen in its popup, or the first one left)"
+                    if before and now and before != now
+                    else "it no longer exists"
+                )
+                error = TabClosed(tab_id, why)
                 self._forget(tab_id, error)
                 raise error from exc
             suspended = self._suspended.get(tab_id)
@@ -253,6 +265,7 @@ class Browser:
         if session is not None and not attached.get("reused", False):
             await self._restore_domains(transport, session)
         self._attached_via[tab_id] = transport
+        self._browser_of[tab_id] = _browser_instance(transport)
         return transport
 
     async def _restore_domains(self, transport: Transport, session: CdpSession) -> None:
@@ -315,3 +328,8 @@ class Browser:
                 session = self.sessions.get(tab_id)
                 if session is not None:
                     session.interrupt(error)
+
+
+def _browser_instance(transport: Transport) -> str:
+    """The browser instance a transport links to ("" for one that does not say)."""
+    return str(getattr(transport, "instance_id", "") or "")

@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -31,6 +32,10 @@ class DirectCdp:
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._reader: asyncio.Task[None] | None = None
+        #: Waiters for events: (method, predicate on params, future of the params).
+        self._waiters: list[
+            tuple[str, Callable[[dict[str, Any]], bool], asyncio.Future[dict[str, Any]]]
+        ] = []
 
     async def __aenter__(self) -> DirectCdp:
         self._ws = await connect(
@@ -56,7 +61,10 @@ class DirectCdp:
         try:
             async for frame in self._ws:
                 msg = json.loads(frame)
-                fut = self._pending.pop(msg["id"], None) if "id" in msg else None
+                if "id" not in msg:
+                    self._event(msg.get("method", ""), msg.get("params", {}))
+                    continue
+                fut = self._pending.pop(msg["id"], None)
                 if fut is not None and not fut.done():
                     if "error" in msg:
                         fut.set_exception(CdpError("direct", str(msg["error"].get("message"))))
@@ -87,6 +95,24 @@ class DirectCdp:
             return await wait_for(fut, timeout, f"direct CDP {method}")
         finally:
             self._pending.pop(request_id, None)
+
+    def _event(self, method: str, params: dict[str, Any]) -> None:
+        for waiter in list(self._waiters):
+            wanted, predicate, fut = waiter
+            if fut.done():  # cancelled by its waiter
+                self._waiters.remove(waiter)
+            elif wanted == method and predicate(params):
+                fut.set_result(params)
+                self._waiters.remove(waiter)
+
+    def expect_event(
+        self, method: str, predicate: Callable[[dict[str, Any]], bool] = lambda p: True
+    ) -> asyncio.Future[dict[str, Any]]:
+        """The params of the next ``method`` event that ``predicate`` accepts (register
+        before the action that causes it)."""
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiters.append((method, predicate, fut))
+        return fut
 
     async def targets(self, kind: str | None = None) -> list[dict[str, Any]]:
         infos: list[dict[str, Any]] = (await self.call("Target.getTargets"))["targetInfos"]

@@ -103,6 +103,18 @@ class Pairing:
             and self.failures < PAIRING_ATTEMPTS
         )
 
+    def failed(self) -> None:
+        """A wrong proof while pairing; the last one allowed ends the offer."""
+        self.failures += 1
+        if self.failures >= PAIRING_ATTEMPTS and not self.done.done():
+            self.done.set_exception(
+                BridgeError(
+                    f"{PAIRING_ATTEMPTS} wrong proofs: this pairing code is void. Run "
+                    "`bridge pair` again, and type the new code only into bridge's own popup"
+                )
+            )
+            self.done.exception()  # retrieved here too: nobody may be waiting
+
 
 class Relay:
     def __init__(
@@ -305,6 +317,11 @@ class Relay:
         link = self.link
         assert link is not None
         return link
+
+    async def wait_until(self, predicate: Callable[[], bool], timeout: float) -> None:
+        """Until ``predicate`` holds, checked whenever a link is accepted, lost or switched."""
+        async with asyncio.timeout(timeout), self._link_changed:
+            await self._link_changed.wait_for(predicate)
 
     async def wait_keepalives(self, count: int, timeout: float) -> None:
         """Wait until ``count`` more keepalive pings have been answered (idle-time tests)."""
@@ -525,7 +542,7 @@ class Relay:
         if not trust.verify(expected, proof):
             self.refused_links += 1
             if pairing is not None:
-                pairing.failures += 1
+                pairing.failed()
             log.warning(
                 "refused an extension link that did not prove bridge's secret%s (a program "
                 "posing as the extension, or an extension paired with another bridge)",

@@ -231,7 +231,13 @@ export class Discovery {
    */
   pair(code) {
     const plain = normalizeCode(String(code || ''));
-    if (!plain) return { ok: false, message: 'A pairing code is 16 letters and digits (XXXX-XXXX-XXXX-XXXX), as `bridge pair` shows it.' };
+    if (!plain) {
+      this.pairingResult = {
+        ok: false,
+        message: 'A pairing code is 16 letters and digits (XXXX-XXXX-XXXX-XXXX), as `bridge pair` shows it.',
+      };
+      return this.pairingResult;
+    }
     this.pairing = { code: plain, until: Date.now() + PAIRING_WINDOW_MS };
     this.pairingResult = null;
     // Relays backed off before may be the one pairing now.
