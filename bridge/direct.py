@@ -17,7 +17,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from bridge.errors import CdpError
-from bridge.relay import MAX_FRAME
+from bridge.relay import EXTENSION_ID, MAX_FRAME
 from bridge.waiting import wait_for
 
 __all__ = ["DirectCdp"]
@@ -122,6 +122,39 @@ class DirectCdp:
         result = await self.call("Target.attachToTarget", {"targetId": target_id, "flatten": True})
         return str(result["sessionId"])
 
+    async def extension_worker(self, timeout: float = 30.0) -> str:
+        """The DevTools target id of bridge's extension's service worker (waited for: a
+        browser just started registers it a moment later)."""
+        found = next((t for t in await self.targets("service_worker") if _is_worker(t)), None)
+        if found is not None:
+            return str(found["targetId"])
+        created = self.expect_event("Target.targetCreated", lambda p: _is_worker(p["targetInfo"]))
+        # Discovery reports every existing target at once, then each new one.
+        await self.call("Target.setDiscoverTargets", {"discover": True})
+        try:
+            info = await wait_for(created, timeout, "the extension's service worker")
+        finally:
+            await self.call("Target.setDiscoverTargets", {"discover": False})
+        return str(info["targetInfo"]["targetId"])
+
+    async def in_extension_worker(self, expression: str, timeout: float = 60.0) -> Any:
+        """Evaluate ``expression`` (a promise is awaited) in the extension's worker; its value.
+
+        A worker just started has a target before its script has run (no ``setTimeout``, no
+        ``chrome``): then this waits for Chrome's ``Inspector.workerScriptLoaded`` first."""
+        loaded = self.expect_event("Inspector.workerScriptLoaded")
+        session = await self.attach(await self.extension_worker())
+        try:
+            ready = {"expression": "typeof setTimeout === 'function'", "returnByValue": True}
+            if not (await self.call("Runtime.evaluate", ready, session))["result"].get("value"):
+                await wait_for(loaded, timeout, "the extension's service worker script")
+            params = {"expression": expression, "awaitPromise": True, "returnByValue": True}
+            result = await self.call("Runtime.evaluate", params, session, timeout=timeout)
+            return result["result"]["value"]
+        finally:
+            loaded.cancel()
+            await self.call("Target.detachFromTarget", {"sessionId": session})
+
     async def attach_page(self, url: str) -> str:
         """A session on the page showing ``url`` (a URL unique to it, e.g. a tab bridge has
         open too: the benchmarks measure the same tab both ways)."""
@@ -129,3 +162,9 @@ class DirectCdp:
         if target is None:
             raise LookupError(f"no page shows {url}")
         return await self.attach(target["targetId"])
+
+
+def _is_worker(info: dict[str, Any]) -> bool:
+    return info.get("type") == "service_worker" and str(info.get("url", "")).startswith(
+        f"chrome-extension://{EXTENSION_ID}/"
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import json
 import statistics
 import sys
 import time
@@ -103,7 +104,7 @@ async def test_relays_started_later_connect_by_push_without_any_probe(
     async with ProbeCounter() as probes:
         for _ in range(20):
             started = time.monotonic()
-            relay = await Relay(matcher=launched_browser.is_mine).start()
+            relay = await launched_browser.relay().start()
             try:
                 await relay.wait_for_link(scaled(10.0))
                 took.append(time.monotonic() - started)
@@ -120,12 +121,20 @@ async def test_relays_started_later_connect_by_push_without_any_probe(
 
 @pytest_asyncio.fixture(loop_scope="session")
 async def browser_without_host(pages: str) -> AsyncIterator[LaunchedBrowser]:
-    """A second browser with the extension but no native host: it falls back to probing."""
+    """The person's browser with the extension but no native host, paired by hand (as
+    `bridge pair` does, through the worker's own hook): it finds relays by probing."""
     browser = LaunchedBrowser(
-        LaunchOptions(headless=True, isolated=True, native_host=False, remote_debugging=True)
+        LaunchOptions(
+            headless=True, isolated=True, island=False, native_host=False, remote_debugging=True
+        )
     )
     await browser.start()
     try:
+        assert browser.devtools_url is not None
+        async with Relay(register=False) as pairing, DirectCdp(browser.devtools_url) as cdp:
+            offer = pairing.start_pairing()
+            await in_worker(cdp, f"bridgePair({json.dumps(offer.code)})")
+            await asyncio.wait_for(offer.done, scaled(30.0))
         yield browser
     finally:
         await browser.stop()

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import errno
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -24,10 +25,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from bridge.direct import DirectCdp
 from bridge.errors import extension_dir
 from bridge.launcher import LaunchedBrowser, LaunchOptions
-from bridge.relay import PORT_RANGE
+from bridge.relay import PORT_RANGE, Relay
 from bridge.runtime import Runtime, RuntimeOptions
+from bridge.trust_root import ENV_TRUST_DIR
 
 
 class _Knocks:
@@ -71,17 +74,45 @@ class _Knocks:
         return True
 
 
-async def _probes_per_minute(extension: Path, native_host: bool, idle: bool, rounds: int) -> float:
+async def _pair_by_hand(browser: LaunchedBrowser) -> None:
+    """Pair a browser that has no native host, as `bridge pair` and the popup do (the code
+    typed through the worker's own hook): it then probes for relays."""
+    assert browser.devtools_url is not None
+    async with Relay(register=False) as relay, DirectCdp(browser.devtools_url) as cdp:
+        offer = relay.start_pairing()
+        await cdp.in_extension_worker(f"bridgePair({json.dumps(offer.code)})")
+        await asyncio.wait_for(offer.done, 30.0)
+
+
+def _browser(extension: Path, native_host: bool) -> LaunchedBrowser:
+    """The launched browser for a discovery measure: with the host, an island (as bridge
+    launches them); without it, the person's own browser paired by hand."""
+    return LaunchedBrowser(
+        LaunchOptions(
+            headless=True,
+            isolated=True,
+            native_host=native_host,
+            island=native_host,
+            remote_debugging=not native_host,
+            extension=extension,
+        )
+    )
+
+
+async def _probes_per_minute(
+    extension: Path, native_host: bool, idle: bool, rounds: int, pair: bool = True
+) -> float:
     """Probes per minute to the whole range, over ``rounds`` rounds of probing, each wait
     ending on the probes themselves. ``idle``: measured after the extension's fast first
     minute (the first gap of 3 s or more between probes). A browser that sends no probe for
-    a whole minute counts as 0."""
-    browser = LaunchedBrowser(
-        LaunchOptions(headless=True, isolated=True, native_host=native_host, extension=extension)
-    )
-    async with _Knocks() as knocks:
-        await browser.start()
-        try:
+    a whole minute counts as 0. ``pair``: pair a browser without the host first (today's
+    extension probes nothing without a secret; the one before the trust handshake did)."""
+    browser = _browser(extension, native_host)
+    await browser.start()
+    try:
+        if pair and not native_host:
+            await _pair_by_hand(browser)
+        async with _Knocks() as knocks:
             if not await knocks.wait_for(1, 60.0):
                 return 0.0
             if idle:  # past the fast minute: wait for the first slow gap
@@ -93,28 +124,20 @@ async def _probes_per_minute(extension: Path, native_host: bool, idle: bool, rou
                 raise RuntimeError("the extension stopped probing during the measurement")
             span = knocks.times[-1] - knocks.times[first]
             return (len(knocks.times) - 1 - first) * 60 / span
-        finally:
-            await browser.stop()
+    finally:
+        await browser.stop()
 
 
-async def _start_to_connected(native_host: bool, relays: int, runtime_dir: Path) -> float:
-    browser = LaunchedBrowser(
-        LaunchOptions(
-            headless=True,
-            isolated=True,
-            native_host=native_host,
-            env={"BRIDGE_RUNTIME_DIR": str(runtime_dir)},
-        )
-    )
-    first = await browser.relay().start()
+async def _start_to_connected(native_host: bool, relays: int) -> float:
+    browser = _browser(extension_dir(), native_host)
     await browser.start()
     took: list[float] = []
     try:
-        await first.wait_for_link(30)
-        await first.stop()
+        if not native_host:
+            await _pair_by_hand(browser)
         for _ in range(relays):
             started = time.monotonic()
-            relay = await browser.relay().start()
+            relay = await browser.relay(register=native_host).start()
             try:
                 await relay.wait_for_link(10)
                 took.append(time.monotonic() - started)
@@ -161,11 +184,15 @@ def _extension_at(ref: str, into: Path) -> Path:
 async def main(args: argparse.Namespace) -> dict[str, object]:
     out: dict[str, object] = {}
     with tempfile.TemporaryDirectory(prefix="bridge-bench-") as tmp:
+        # "The person's" secret for the browsers paired by hand: the run's own, never theirs.
+        os.environ[ENV_TRUST_DIR] = str(Path(tmp) / "trust")
         rt = Path(tmp) / "rt"
         rt.mkdir()
         before = _extension_at(args.before_ref, Path(tmp))
         out["idle_probes_per_min_before"] = round(
-            await _probes_per_minute(before, False, idle=False, rounds=args.rounds_probed)
+            await _probes_per_minute(
+                before, False, idle=False, rounds=args.rounds_probed, pair=False
+            )
         )
         out["idle_probes_per_min_no_host"] = round(
             await _probes_per_minute(extension_dir(), False, idle=True, rounds=args.rounds_probed)
@@ -174,11 +201,9 @@ async def main(args: argparse.Namespace) -> dict[str, object]:
             await _probes_per_minute(extension_dir(), True, idle=True, rounds=args.rounds_probed)
         )
         out["start_to_connected_ms_probing"] = round(
-            await _start_to_connected(False, args.relays, rt), 1
+            await _start_to_connected(False, args.relays), 1
         )
-        out["start_to_connected_ms_host"] = round(
-            await _start_to_connected(True, args.relays, rt), 1
-        )
+        out["start_to_connected_ms_host"] = round(await _start_to_connected(True, args.relays), 1)
         ws = await _round_trip("websocket", args.rounds, rt)
         native = await _round_trip("native", args.rounds, rt)
         out["round_trip_ms_websocket"] = round(ws, 3)

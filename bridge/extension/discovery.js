@@ -214,7 +214,8 @@ export class Discovery {
       }
     }
     if (this.secret) {
-      this.startProbing();
+      // Already probing (the host is retried every minute): keep the pace it has.
+      if (this.mode !== 'probe') this.startProbing();
     } else {
       this.mode = 'unpaired';
       if (!this.pairing) this.stopProbing();
