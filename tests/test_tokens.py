@@ -76,7 +76,7 @@ def test_a_symbolic_link_is_replaced_and_its_target_left_alone(tmp_path: Path) -
 def test_a_fifo_is_replaced_without_waiting_for_a_writer(tmp_path: Path) -> None:
     path = tmp_path / "cdp-token"
     os.mkfifo(path, 0o600)
-    token, created = load_or_create_token(path)
+    _, created = load_or_create_token(path)
     assert created and stat.S_ISREG(path.stat().st_mode)
 
 

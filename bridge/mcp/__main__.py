@@ -54,7 +54,7 @@ SHUTDOWN_LIMIT_S = 5.0
 log = logging.getLogger("bridge.mcp")
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bridge-mcp", description="The MCP server: ask ChatGPT and Gemini, use the browser."
     )
@@ -99,6 +99,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="try it without an account: bridge's built-in fake ChatGPT and Gemini in a "
         "headless Chromium it launches (temporary profile and state unless --state-dir)",
     )
+    return p
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = build_parser()
     args = p.parse_args(argv)
     refusal = transport_refusal(args)
     if refusal is not None:
