@@ -206,7 +206,6 @@ async def test_ask_demo_in_a_hostile_checkout(tmp_path: Path, chosen: bool) -> N
         env=env,
     ) as asking:
         pass
-    local = checkout / ".local" / "bridge"
     if not chosen:
         assert asking.proc.returncode == 0, asking.text
         assert "decorator" in "".join(asking.out).lower()
