@@ -38,7 +38,7 @@ def test_a_token_is_made_private_once_and_then_kept(tmp_path: Path) -> None:
     assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
 
 
-@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o620, 0o602, 0o660])
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o620, 0o602, 0o660], ids=oct)
 def test_a_loose_token_file_is_replaced_never_used(
     tmp_path: Path, mode: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
