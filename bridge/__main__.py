@@ -6,6 +6,7 @@
 - ``python -m bridge relay [--launch] [--headless]``: run a relay, optionally with a
   launched Chromium, and report when the extension connects (until Ctrl-C).
 - ``python -m bridge cdp``: a DevTools endpoint for Playwright/Puppeteer.
+- ``python -m bridge token mcp|cdp [--url]``: print a token (for a person who asks).
 - ``python -m bridge install-native-host [--browser …] [--uninstall]``: register the native
   host (it hands the extension the person's secret, and the extension learns of relays by
   push instead of probing ports).
@@ -27,7 +28,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, cast
 
-from bridge import doctor, native_install
+from bridge import doctor, native_install, token_command
 from bridge.about import version_line
 from bridge.demo import DEMO_NOTE, demo_setup, demo_summary, refuse_demo_options
 from bridge.errors import AttachmentRefused, BridgeError, extension_dir
@@ -41,8 +42,9 @@ from bridge.runtime import (
     options_from_args,
     start_error,
 )
-from bridge.state import StateStore
+from bridge.state import StateStore, default_state_dir
 from bridge.terminal_progress import TerminalProgress
+from bridge.token_command import show_command
 from bridge.waiting import scaled
 
 
@@ -147,7 +149,8 @@ async def _pair_main(args: argparse.Namespace) -> int:
 
 
 async def _cdp_main(args: argparse.Namespace) -> int:
-    """Serve the DevTools endpoint: one line with its URL on stdout, then until told to stop
+    """Serve the DevTools endpoint: a line with its URL and one naming the token's file on
+    stdout (never the token: ``bridge token cdp`` prints it), then until told to stop
     (SIGTERM, SIGINT, or stdin closing)."""
     options = options_from_args(args)
     options.cdp = True
@@ -161,7 +164,15 @@ async def _cdp_main(args: argparse.Namespace) -> int:
     )
     try:
         await runtime.start()
-        print(f"CDP endpoint: {runtime.cdp_url}", flush=True)
+        port, state_dir = runtime.relay.port, options.state_dir or default_state_dir()
+        print(f"CDP endpoint: ws://127.0.0.1:{port}/cdp", flush=True)
+        print(
+            f"CDP token: in {state_dir / 'cdp-token'}; send it as 'Authorization: Bearer "
+            f"<token>' (`{show_command('cdp', options.state_dir)}` prints it; "
+            f"`{show_command('cdp', options.state_dir, port)}` the URL with it, for a client "
+            "that cannot send headers)",
+            flush=True,
+        )
         waits: set[asyncio.Future[object]] = {asyncio.ensure_future(stop.wait())}
         if stdin_closed is not None:
             waits.add(stdin_closed)
@@ -405,6 +416,13 @@ def main(argv: list[str] | None = None) -> int:
         "cdp", help="serve a DevTools endpoint for Playwright/Puppeteer through the extension"
     )
     add_runtime_arguments(cdp)
+    token = sub.add_parser(
+        "token",
+        help="print the MCP or DevTools token (stdout only; servers never print it)",
+        description="Print a token bridge keeps in its state directory, for a client's "
+        "configuration: bridge token mcp, bridge token cdp [--url].",
+    )
+    token_command.add_arguments(token)
     native = sub.add_parser(
         "install-native-host",
         help="register bridge's native host with a browser: the extension then learns of "
@@ -432,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
         return native_install.run(args)
     if args.command == "doctor":
         return doctor.run(args)
+    if args.command == "token":
+        return token_command.run(args)
     runners: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {
         "ask": _ask_demo if args.command == "ask" and args.demo else _ask_main,
         "relay": _relay_main,

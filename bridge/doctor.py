@@ -35,6 +35,7 @@ from bridge.relay import PORT_RANGE
 from bridge.relay_registry import runtime_dir
 from bridge.runtime import Runtime, options_from_args
 from bridge.state import default_state_dir
+from bridge.tokens import token_file_problem
 
 __all__ = ["Check", "render", "run_checks"]
 
@@ -149,22 +150,29 @@ def _answers(path: Path) -> bool:
 
 
 def check_tokens(state_dir: Path) -> list[Check]:
+    """Each token file as bridge would take it (bridge.tokens): mode and owner, never the
+    value. A file bridge would not adopt is reported with what its next start does."""
     checks = []
     for name in ("mcp-token", "cdp-token"):
         path = state_dir / name
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
             checks.append(
                 Check(f"token {name}", None, f"{path}: not created yet (made on first use)")
             )
             continue
-        mode = stat.S_IMODE(path.stat().st_mode)
-        private = mode & 0o077 == 0
+        problem = token_file_problem(path)
+        if problem is None:
+            mode = stat.S_IMODE(path.stat().st_mode)
+            checks.append(Check(f"token {name}", True, f"{path}: mode {mode:04o}, yours"))
+            continue
         checks.append(
             Check(
                 f"token {name}",
-                private,
-                f"{path}: mode {mode:04o}",
-                "" if private else f"chmod 600 {path} (bridge also tightens it on its next start)",
+                False,
+                f"{path} {problem}",
+                "bridge replaces it with a new token on its next start (never using this "
+                "one); give your clients the new one then: bridge token "
+                + name.removesuffix("-token"),
             )
         )
     return checks
@@ -215,6 +223,9 @@ def check_packs(state_dir: Path) -> list[Check]:
             load_pack(provider, state_dir)
         except PackError as exc:
             checks.append(Check(f"{provider} pack", False, str(exc), REMEDIES["pack_invalid"]))
+            continue
+        except BridgeError as exc:  # the state directory itself (StateDirUnsafe)
+            checks.append(Check(f"{provider} pack", False, f"[{exc.code}] {exc}", ""))
             continue
         where = f"built-in + override {override}" if override.exists() else "built-in"
         checks.append(Check(f"{provider} pack", True, where))

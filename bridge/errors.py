@@ -343,3 +343,19 @@ class StepTimeout(BridgeTimeout):
         super().__init__(f"{provider} step '{step}'", seconds)
         self.provider = provider
         self.step = step
+
+
+class StateDirUnsafe(BridgeError):
+    """A state directory bridge will not keep secrets in: another user owns it (and could
+    plant tokens or provider packs there), or it cannot be made private. Raised before
+    anything in it is read or written."""
+
+    code = "state_dir_unsafe"
+
+    def __init__(self, path: Path, problem: str, advice: str) -> None:
+        super().__init__(
+            f"the state directory {path} {problem}: bridge keeps its tokens and provider pack "
+            f"overrides only in a directory that is yours alone. {advice}"
+        )
+        self.path = path
+        self.problem = problem

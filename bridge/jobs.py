@@ -90,8 +90,8 @@ class JobNotFound(BridgeError):
         shape = "" if _ID.match(job_id) else " (job ids look like 'chatgpt-0123456789')"
         super().__init__(
             f"no job {job_id!r} in {where}{shape}: list_jobs shows the jobs of this state "
-            "directory (a server started with another --state-dir, $BRIDGE_STATE_DIR or working "
-            "directory's .local/bridge keeps its own)."
+            "directory (a server started with another --state-dir or $BRIDGE_STATE_DIR keeps its "
+            "own)."
         )
         self.job_id = job_id
 

@@ -40,6 +40,7 @@ from bridge import __version__, protocol, trust
 from bridge.errors import BridgeError, ExtensionNotConnected
 from bridge.link import ExtensionLink, LinkChannel
 from bridge.protocol import Event, Hello, ProtocolError
+from bridge.redaction import WEBSOCKETS_LOGGERS, redact_request_logs
 from bridge.relay_registry import RelayRegistration
 from bridge.relay_registry import runtime_dir as registry_dir
 from bridge.relay_registry import supported as registry_supported
@@ -59,6 +60,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+# websockets logs request lines and headers at DEBUG: /cdp?token=… never reaches a log.
+redact_request_logs(*WEBSOCKETS_LOGGERS)
 
 # Fixed by the manifest "key": the same id on every machine, so the origin can be pinned.
 EXTENSION_ID: Final = "iomhiibonjdeegefpemgdjbgoabaphda"
@@ -390,12 +393,16 @@ class Relay:
     async def _cdp_request(
         self, conn: ServerConnection, request: Request, path: str, query: str
     ) -> Response | None:
-        """The DevTools endpoint: a token always; never a web page (no Origin at all)."""
+        """The DevTools endpoint: a token always; never a web page (no Origin at all).
+
+        The token comes in the ``Authorization`` header; ``?token=`` only on the /cdp
+        WebSocket, for the clients that cannot send headers there (a browserWSEndpoint URL).
+        """
         assert self.cdp is not None
         if request.headers.get("Origin") is not None:
             return _plain(conn, http.HTTPStatus.FORBIDDEN, "forbidden origin\n")
         given = _bearer(request.headers.get("Authorization"))
-        if given is None:
+        if given is None and path == "/cdp":
             given = urllib.parse.parse_qs(query).get("token", [None])[0]
         if not token_matches(given, self.cdp.token):
             return _plain(conn, http.HTTPStatus.UNAUTHORIZED, "missing or wrong token\n")

@@ -22,7 +22,7 @@ from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.link import ExtensionLink
 from bridge.providers.flow import AskFlow
 from bridge.relay import LINK_MODES, PORT_RANGE, Relay
-from bridge.state import default_state_dir
+from bridge.state import default_state_dir, private_state_dir
 from bridge.tokens import load_or_create_token
 from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
@@ -93,8 +93,8 @@ def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True
     s.add_argument(
         "--state-dir",
         type=Path,
-        help="sessions, history, tokens (default: $BRIDGE_STATE_DIR, else ./.local/bridge where "
-        "it exists, else ~/.local/state/bridge)",
+        help="sessions, history, tokens, pack overrides (default: $BRIDGE_STATE_DIR, else "
+        "~/.local/state/bridge; a working directory's .local/bridge only when named here)",
     )
     s.add_argument("--session-key", help="conversation key (default: the working directory name)")
 
@@ -136,6 +136,8 @@ class Runtime:
     async def start(self) -> Runtime:
         """Relay first, then the browser (so its extension finds the relay at once)."""
         opts = self.options
+        # Another user's state directory is refused before anything in it is read.
+        private_state_dir(opts.state_dir or default_state_dir(), create=False)
         if opts.launch:
             self.launched = LaunchedBrowser(
                 LaunchOptions(
@@ -181,7 +183,8 @@ class Runtime:
 
     @property
     def cdp_url(self) -> str:
-        """``ws://127.0.0.1:<port>/cdp?token=…`` (with ``cdp=True``): for CDP clients."""
+        """``ws://127.0.0.1:<port>/cdp?token=…`` (with ``cdp=True``): for CDP clients in this
+        process. Never print or log it (``bridge token cdp --url`` is how a person gets one)."""
         if self.relay.cdp is None:
             raise RuntimeError("the DevTools endpoint is off: RuntimeOptions(cdp=True)")
         return f"ws://127.0.0.1:{self.relay.port}/cdp?token={self.relay.cdp.token}"

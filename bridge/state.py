@@ -32,6 +32,8 @@ import fcntl
 import json
 import logging
 import os
+import stat
+import sys
 import threading
 import time
 import uuid
@@ -41,29 +43,130 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SessionEntry", "StateStore", "default_state_dir", "project_key"]
+from bridge.errors import StateDirUnsafe
+
+__all__ = [
+    "SessionEntry",
+    "StateStore",
+    "default_state_dir",
+    "owner_uid",
+    "private_state_dir",
+    "project_key",
+]
 
 log = logging.getLogger(__name__)
 
 
 def default_state_dir() -> Path:
-    """``$BRIDGE_STATE_DIR``; else ``./.local/bridge`` where the working directory already has
-    one (a checkout or project that kept its state there); else the per-user
-    ``$XDG_STATE_HOME/bridge`` (``~/.local/state/bridge``).
+    """The state directory when no ``--state-dir`` was given: ``$BRIDGE_STATE_DIR``, else the
+    per-user ``$XDG_STATE_HOME/bridge`` (``~/.local/state/bridge``).
 
     The per-user default is what an installed command needs: an MCP client may start it in
     any directory (Claude Desktop in ``/``), and the HTTP token must be found at one place.
     Conversations stay per project all the same: their key is the working directory's name
-    (:func:`project_key`), not the state directory."""
+    (:func:`project_key`), not the state directory.
+
+    The working directory's ``./.local/bridge`` is never taken on its own: a checkout is
+    anyone's content, and a state directory holds what bridge trusts (tokens, provider pack
+    overrides that say where asks and files go). Where one exists, bridge says once that it
+    is ignored and how to choose it (``--state-dir .local/bridge``)."""
     env = os.environ.get("BRIDGE_STATE_DIR")
     if env:
-        return Path(env)
+        chosen = Path(env)
+    else:
+        xdg = os.environ.get("XDG_STATE_HOME")
+        base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "state"
+        chosen = base / "bridge"
+    _note_local_state_ignored(chosen)
+    return chosen
+
+
+_local_noted = False
+_local_noted_lock = threading.Lock()
+
+
+def _note_local_state_ignored(chosen: Path) -> None:
+    """Say once per process, on stderr, that the working directory's ``.local/bridge`` is
+    not the state directory (it was adopted by earlier versions of bridge)."""
+    global _local_noted
     local = Path.cwd() / ".local" / "bridge"
-    if local.is_dir():
-        return local
-    xdg = os.environ.get("XDG_STATE_HOME")
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "state"
-    return base / "bridge"
+    with _local_noted_lock:
+        if _local_noted or not local.is_dir():
+            return
+        with contextlib.suppress(OSError):
+            if local.resolve() == chosen.expanduser().resolve():
+                return
+        _local_noted = True
+    print(
+        f"bridge: ignoring {local}: a working directory's .local/bridge is no longer used on "
+        f"its own (a checkout could plant tokens and provider packs there); the state "
+        f"directory is {chosen}. To use that one, pass --state-dir .local/bridge (or set "
+        "BRIDGE_STATE_DIR)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+#: Group and other write bits: a directory with them lets another user plant files in it.
+_LOOSE_DIR_BITS = 0o022
+_CHOOSE_ANOTHER = (
+    "Choose a directory of your own with --state-dir DIR (or $BRIDGE_STATE_DIR); the default "
+    "is ~/.local/state/bridge"
+)
+
+
+def owner_uid() -> int:
+    """The user bridge runs as: who must own the state directory and everything secret in it
+    (a function, so a test can play another user where it cannot chown)."""
+    return os.geteuid()
+
+
+def private_state_dir(path: Path, *, create: bool = True) -> Path:
+    """``path`` checked (and made, mode 0700, with ``create``) as a place for secrets.
+
+    Another user's directory is refused with :class:`StateDirUnsafe`: whoever owns it can
+    plant a token bridge would adopt or a pack override that sends asks elsewhere. A directory
+    of ours that other users may write to (group/other ``w``, e.g. made under umask 002) is
+    tightened (those bits removed) and said once on stderr: it is ours to fix, and the
+    files in it are checked one by one anyway (bridge.tokens, bridge.providers.pack).
+    Without ``create`` a missing directory is fine (nothing to trust in it yet).
+    """
+    path = path.expanduser()
+    if create:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        if create:
+            raise
+        return path
+    if not stat.S_ISDIR(st.st_mode):
+        raise StateDirUnsafe(path, "is not a directory", _CHOOSE_ANOTHER)
+    if st.st_uid != owner_uid():
+        raise StateDirUnsafe(
+            path,
+            f"belongs to another user (uid {st.st_uid}; you are {owner_uid()})",
+            _CHOOSE_ANOTHER,
+        )
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & _LOOSE_DIR_BITS:
+        tight = mode & ~_LOOSE_DIR_BITS
+        try:
+            os.chmod(path, tight)
+        except OSError as exc:
+            raise StateDirUnsafe(
+                path,
+                f"is writable by other users (mode {mode:04o}) and could not be tightened "
+                f"({exc.strerror or exc})",
+                f"Run chmod go-w {path}, or c{_CHOOSE_ANOTHER[1:]}",
+            ) from exc
+        print(
+            f"bridge: {path} was writable by other users (mode {mode:04o}); "
+            f"tightened to {tight:04o}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return path
 
 
 def project_key() -> str:

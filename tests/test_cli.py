@@ -15,6 +15,7 @@ import termios
 from pathlib import Path
 
 import pytest
+from websockets.asyncio.client import connect
 
 from bridge.fakes import FakeSites
 from bridge.fakes.behaviour import Behaviour
@@ -155,7 +156,9 @@ def _browser_pid(text: str) -> int:
     return int(match.group(1))
 
 
-async def test_cdp_command_prints_one_line_and_stops_when_stdin_closes(tmp_path: Path) -> None:
+async def test_cdp_command_prints_its_url_and_token_file_and_stops_when_stdin_closes(
+    tmp_path: Path,
+) -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -173,15 +176,39 @@ async def test_cdp_command_prints_one_line_and_stops_when_stdin_closes(tmp_path:
     )
     assert proc.stdout is not None and proc.stdin is not None
     line = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
-    token = (tmp_path / "cdp-token").read_text().strip()
-    assert (
-        line
-        == f"CDP endpoint: ws://127.0.0.1:{line.split(':')[3].split('/')[0]}/cdp?token={token}\n"
+    match = re.fullmatch(r"CDP endpoint: ws://127\.0\.0\.1:(\d+)/cdp\n", line)
+    assert match, line
+    port = int(match.group(1))
+    where = (await asyncio.wait_for(proc.stdout.readline(), 10)).decode()
+    path = tmp_path / "cdp-token"
+    assert where.startswith(f"CDP token: in {path}; send it as 'Authorization: Bearer <token>'")
+    assert f"`bridge token cdp --state-dir {tmp_path} --url --relay-port {port}`" in where
+    token = path.read_text().strip()
+    assert token not in line + where
+    assert path.stat().st_mode & 0o777 == 0o600
+    # The token as the line says to get it, and it opens the endpoint the line names.
+    shown = await _bridge_output("token", "cdp", "--state-dir", str(tmp_path))
+    assert shown == token + "\n"
+    url = await _bridge_output(
+        "token", "cdp", "--state-dir", str(tmp_path), "--url", "--relay-port", str(port)
     )
-    assert (tmp_path / "cdp-token").stat().st_mode & 0o777 == 0o600
+    assert url == f"ws://127.0.0.1:{port}/cdp?token={token}\n"
+    async with connect(url.strip(), proxy=None) as ws:
+        await ws.send(json.dumps({"id": 1, "method": "Browser.getVersion"}))
+        assert json.loads(await ws.recv())["id"] == 1
     proc.stdin.close()
     assert await asyncio.wait_for(proc.wait(), 30) == 0
-    assert await proc.stdout.read() == b""  # exactly one line
+    assert await proc.stdout.read() == b""  # nothing more
+    assert token not in (await proc.stderr.read()).decode()  # type: ignore[union-attr]
+
+
+async def _bridge_output(*args: str) -> str:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bridge", *args, cwd=str(ROOT), stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 0
+    return out.decode()
 
 
 # -- progress on a terminal ---------------------------------------------------------------------

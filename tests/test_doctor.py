@@ -32,14 +32,22 @@ def test_the_table_says_what_to_do_for_each_failure() -> None:
     assert "/usr/bin/chromium" in text
 
 
-def test_token_files_must_be_private(tmp_path: Path) -> None:
-    (tmp_path / "mcp-token").write_text("x")
+def test_token_files_bridge_would_not_adopt_are_reported(tmp_path: Path) -> None:
+    made = "A" * 43  # the shape bridge makes (secrets.token_urlsafe(32))
+    (tmp_path / "mcp-token").write_text(made)
     (tmp_path / "mcp-token").chmod(0o644)
     mcp, cdp = doctor.check_tokens(tmp_path)
-    assert mcp.ok is False and "0644" in mcp.detail and "chmod 600" in mcp.fix
+    assert mcp.ok is False and "0644" in mcp.detail and made not in mcp.detail
+    assert "replaces it with a new token" in mcp.fix and "bridge token mcp" in mcp.fix
     assert cdp.ok is None and "not created yet" in cdp.detail
     (tmp_path / "mcp-token").chmod(0o600)
     assert doctor.check_tokens(tmp_path)[0].ok is True
+    (tmp_path / "mcp-token").write_text("a-value-someone-chose")
+    mcp = doctor.check_tokens(tmp_path)[0]
+    assert mcp.ok is False and "does not hold a token bridge made" in mcp.detail
+    (tmp_path / "cdp-token").symlink_to(tmp_path / "mcp-token")
+    cdp = doctor.check_tokens(tmp_path)[1]
+    assert cdp.ok is False and "is a symbolic link" in cdp.detail
 
 
 def test_native_host_registrations_are_checked(

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bridge.state import StateStore, project_key
+from tests.another_user import give_to_another_user
 
 
 def test_session_round_trip(tmp_path: Path) -> None:
@@ -107,8 +108,8 @@ async def test_waiting_for_the_lock_never_blocks_the_event_loop(tmp_path: Path) 
 
 
 def test_default_state_dir_order(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """$BRIDGE_STATE_DIR, else the working directory's existing .local/bridge, else the
-    per-user state directory ($XDG_STATE_HOME, else ~/.local/state)."""
+    """$BRIDGE_STATE_DIR, else the per-user state directory ($XDG_STATE_HOME, else
+    ~/.local/state); the working directory's .local/bridge never, even where it exists."""
     from bridge.state import default_state_dir
 
     project = tmp_path / "project"
@@ -122,7 +123,61 @@ def test_default_state_dir_order(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     assert default_state_dir() == tmp_path / "xdg" / "bridge"
     monkeypatch.setenv("XDG_STATE_HOME", "relative/ignored")  # the XDG spec: absolute only
     assert default_state_dir() == tmp_path / "home" / ".local" / "state" / "bridge"
-    (project / ".local" / "bridge").mkdir(parents=True)
-    assert default_state_dir() == project / ".local" / "bridge"
+    (project / ".local" / "bridge").mkdir(parents=True)  # a checkout's: not taken
+    assert default_state_dir() == tmp_path / "home" / ".local" / "state" / "bridge"
     monkeypatch.setenv("BRIDGE_STATE_DIR", str(tmp_path / "env"))
     assert default_state_dir() == tmp_path / "env"
+
+
+def test_an_ignored_local_state_directory_is_said_once_with_how_to_choose_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bridge import state
+
+    monkeypatch.setattr(state, "_local_noted", False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BRIDGE_STATE_DIR", str(tmp_path / ".local" / "bridge"))
+    (tmp_path / ".local" / "bridge").mkdir(parents=True)
+    state.default_state_dir()  # chosen (here through the environment): nothing to say
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("BRIDGE_STATE_DIR", str(tmp_path / "elsewhere"))
+    for _ in range(3):
+        assert state.default_state_dir() == tmp_path / "elsewhere"
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"bridge: ignoring {tmp_path}/.local/bridge")
+    assert "--state-dir .local/bridge" in err
+
+
+def test_another_users_state_directory_is_refused_before_anything_is_read(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Another user is played by chown to uid 65534 (as root), else by bridge.state's view
+    of who it runs as (tests/another_user.py)."""
+    from bridge import state
+    from bridge.errors import StateDirUnsafe
+
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    give_to_another_user(theirs, state, monkeypatch)
+    with pytest.raises(StateDirUnsafe) as refused:
+        state.private_state_dir(theirs)
+    assert refused.value.code == "state_dir_unsafe"
+    assert f"{theirs} belongs to another user" in str(refused.value)
+    assert "--state-dir DIR" in str(refused.value)
+    assert state.private_state_dir(tmp_path / "missing", create=False) == tmp_path / "missing"
+    assert not (tmp_path / "missing").exists()
+
+
+def test_a_state_directory_others_may_write_to_is_tightened_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bridge.state import private_state_dir
+
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    loose.chmod(0o777)
+    assert private_state_dir(loose) == loose
+    assert loose.stat().st_mode & 0o777 == 0o755
+    assert "was writable by other users (mode 0777); tightened to 0755" in capsys.readouterr().err
+    made = private_state_dir(tmp_path / "new" / "state")
+    assert made.stat().st_mode & 0o777 == 0o700  # made private, whatever the umask

@@ -18,9 +18,11 @@ import logging
 import os
 import signal
 import socket
+import ssl
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bridge.about import version_line
@@ -33,11 +35,14 @@ from bridge.mcp.auth import (
     announce_token,
     auth_settings,
     load_or_create_token,
+    needs_tls,
     security_settings,
 )
 from bridge.mcp.server import DEFAULT_GROUPS, build_server, parse_groups
+from bridge.redaction import UVICORN_LOGGERS, redact_request_logs
 from bridge.runtime import Runtime, add_runtime_arguments, options_from_args, start_error
 from bridge.state import default_state_dir
+from bridge.token_command import show_command
 from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
 
@@ -49,7 +54,7 @@ SHUTDOWN_LIMIT_S = 5.0
 log = logging.getLogger("bridge.mcp")
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bridge-mcp", description="The MCP server: ask ChatGPT and Gemini, use the browser."
     )
@@ -60,8 +65,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     t.add_argument(
         "--host",
         default="127.0.0.1",
-        help="HTTP bind address (default 127.0.0.1; anything else is exposed to your network "
-        "and always requires the token)",
+        help="HTTP bind address (default 127.0.0.1; anything but loopback is exposed to your "
+        "network: it needs --tls-cert and --tls-key, or --insecure-remote)",
+    )
+    t.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve HTTPS: certificate (PEM)")
+    t.add_argument("--tls-key", type=Path, metavar="FILE", help="serve HTTPS: private key (PEM)")
+    t.add_argument(
+        "--insecure-remote",
+        action="store_true",
+        help="serve plain HTTP on a non-loopback --host: the bearer token then crosses the "
+        "network in clear (anyone on the way can take it)",
     )
     add_runtime_arguments(p)
     g = p.add_argument_group("tools")
@@ -86,7 +99,43 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="try it without an account: bridge's built-in fake ChatGPT and Gemini in a "
         "headless Chromium it launches (temporary profile and state unless --state-dir)",
     )
-    return p.parse_args(argv)
+    return p
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = build_parser()
+    args = p.parse_args(argv)
+    refusal = transport_refusal(args)
+    if refusal is not None:
+        p.exit(2, f"bridge-mcp: error: {refusal}\n")
+    return args
+
+
+def transport_refusal(args: argparse.Namespace) -> str | None:
+    """Why these transport options cannot serve (exit status 2), or None.
+
+    A non-loopback ``--host`` sends the bearer token over the network: HTTPS with the
+    person's certificate, or their explicit ``--insecure-remote``, never plain HTTP by default.
+    """
+    if (args.tls_cert is None) != (args.tls_key is None):
+        return "--tls-cert and --tls-key go together (the certificate and its private key)"
+    tls = args.tls_cert is not None
+    if (tls or args.insecure_remote) and not args.http:
+        return "--tls-cert, --tls-key and --insecure-remote are for --http"
+    if tls:
+        try:
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
+                args.tls_cert, args.tls_key
+            )
+        except (OSError, ssl.SSLError) as exc:
+            return f"--tls-cert {args.tls_cert} / --tls-key {args.tls_key} cannot be used: {exc}"
+    if args.http and needs_tls(args.host) and not tls and not args.insecure_remote:
+        return (
+            f"--host {args.host} is reachable from your network, and the bearer token would "
+            "cross it in clear: serve HTTPS with --tls-cert FILE --tls-key FILE, or accept "
+            "plain HTTP with --insecure-remote (or keep the default --host 127.0.0.1)"
+        )
+    return None
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -182,22 +231,29 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
     runtime = Runtime(options)
     server_options: dict[str, object] = {}
     listening: socket.socket | None = None
+    tls = args.tls_cert is not None
     if args.http:
-        if args.host not in ("127.0.0.1", "localhost"):
+        if needs_tls(args.host):
+            how = (
+                "HTTPS" if tls else "plain HTTP (--insecure-remote): the token crosses it in clear"
+            )
             print(
-                f"bridge: binding to {args.host}: reachable from your network, token required.",
+                f"bridge: binding to {args.host}: reachable from your network, token required, "
+                f"{how}.",
                 file=sys.stderr,
             )
         listening = _listen(args.host, args.port)
         token_path = state_dir / "mcp-token"
-        token, created = load_or_create_token(token_path)
-        if created:
-            announce_token(token, token_path)
-        else:
-            print(f"bridge: HTTP bearer token in {token_path}", file=sys.stderr, flush=True)
+        try:
+            token, created = load_or_create_token(token_path)
+        except BridgeError as exc:
+            listening.close()
+            print(f"bridge: cannot start: [{exc.code}] {exc}", file=sys.stderr)
+            return 1
+        announce_token(token_path, created, show_command("mcp", options.state_dir))
         server_options = {
             "token_verifier": StaticTokenVerifier(token),
-            "auth": auth_settings(args.host, args.port),
+            "auth": auth_settings(args.host, args.port, "https" if tls else "http"),
         }
     # Before anything starts: a signal during start-up must still clean up what started.
     stop = asyncio.Event()
@@ -206,9 +262,6 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
         loop.add_signal_handler(sig, stop.set)
     # A tool called before the extension connects fails fast, with instructions.
     options.connect_timeout = scaled(30.0) if options.launch else scaled(3.0)
-    # The DevTools token is shown once, when it is made; later starts name its file instead.
-    cdp_token_path = state_dir / "cdp-token"
-    _, cdp_token_created = load_or_create_token(cdp_token_path)
     try:
         await runtime.start()
     except (BridgeError, OSError) as exc:
@@ -228,11 +281,13 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
         file=sys.stderr,
         flush=True,
     )
-    if cdp_token_created:
-        print(f"bridge: CDP endpoint: {runtime.cdp_url}", file=sys.stderr, flush=True)
-    else:
-        endpoint = f"ws://127.0.0.1:{runtime.relay.port}/cdp"
-        print(f"bridge: CDP endpoint: {endpoint} (token: {cdp_token_path})", file=sys.stderr)
+    # The DevTools token's file, never its value (docs/flows.md#tokens).
+    print(
+        f"bridge: CDP endpoint: ws://127.0.0.1:{runtime.relay.port}/cdp (token in "
+        f"{state_dir / 'cdp-token'}; `{show_command('cdp', options.state_dir)}` prints it)",
+        file=sys.stderr,
+        flush=True,
+    )
     server = build_server(lambda: runtime.bridge, groups=groups, **server_options)
 
     async def run_server() -> None:
@@ -241,9 +296,20 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
             import uvicorn
 
             app = http_app(server, args.host, args.port)
-            config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
+            config = uvicorn.Config(
+                app,
+                host=args.host,
+                port=args.port,
+                log_level="warning",
+                ssl_certfile=args.tls_cert,
+                ssl_keyfile=args.tls_key,
+            )
+            redact_request_logs(*UVICORN_LOGGERS)  # after uvicorn has set up its loggers
             http = _quiet_server_class()(config)
-            print(f"bridge: MCP over HTTP at http://{args.host}:{args.port}/mcp", file=sys.stderr)
+            scheme = "https" if tls else "http"
+            print(
+                f"bridge: MCP over HTTP at {scheme}://{args.host}:{args.port}/mcp", file=sys.stderr
+            )
             try:
                 await http.serve(sockets=[listening])
             except SystemExit as exc:  # uvicorn's way to give up at start-up (it logged why)

@@ -10,6 +10,7 @@ which would send ``Access-Control-Allow-Origin: *``) ever reaches a web page rea
 
 from __future__ import annotations
 
+import ipaddress
 import sys
 from pathlib import Path
 
@@ -29,6 +30,7 @@ __all__ = [
     "allowed_hosts",
     "auth_settings",
     "load_or_create_token",
+    "needs_tls",
     "security_settings",
 ]
 
@@ -48,8 +50,8 @@ class StaticTokenVerifier:
         return None
 
 
-def auth_settings(host: str, port: int) -> AuthSettings:
-    url = f"http://{host}:{port}"
+def auth_settings(host: str, port: int, scheme: str = "http") -> AuthSettings:
+    url = f"{scheme}://{host}:{port}"
     # The one static token is this server's own: there is no audience to check (and leaving
     # this unset warns, and would refuse our tokens once the SDK defaults it to True).
     return AuthSettings(
@@ -110,10 +112,32 @@ class RequestGuard:
         await self.app(scope, receive, send)
 
 
-def announce_token(token: str, path: Path) -> None:
+def announce_token(path: Path, created: bool, show_command: str) -> None:
+    """Where the HTTP bearer token is, never its value: MCP clients keep a server's stderr in
+    log files, and a token in a log is a token anyone reading it can use."""
+    made = "made a new HTTP bearer token" if created else "HTTP bearer token"
     print(
-        f"bridge: made an HTTP bearer token (shown once): {token}\n"
-        f"bridge: it is kept in {path} (mode 0600); send it as 'Authorization: Bearer <token>'.",
+        f"bridge: {made} in {path} (mode 0600); clients send it as 'Authorization: Bearer "
+        f"<token>'; `{show_command}` prints it",
         file=sys.stderr,
         flush=True,
     )
+
+
+def needs_tls(host: str) -> bool:
+    """Whether serving on ``host`` sends the bearer token beyond this machine (then it must
+    be HTTPS, or the person says ``--insecure-remote``).
+
+    Loopback (``localhost``, 127.0.0.0/8, ``::1``, and IPv4-mapped loopback) stays on the
+    machine; every other address, every interface (``0.0.0.0``, ``::``, empty) and any other
+    name (it may resolve anywhere) does not."""
+    name = host.strip().strip("[]").rstrip(".").lower()
+    if name == "localhost":
+        return False
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return True  # a host name: where it points is not ours to know
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return not address.is_loopback

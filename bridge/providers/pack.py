@@ -6,13 +6,21 @@ for one provider. Each entry carries its evidence: an anchor of docs/sites.md, o
 ``"none: <why>"`` for the few facts bridge detects by behaviour or decides itself.
 
 A person can change any entry without a release: ``<state dir>/packs/<provider>.json``
-(state dir: :func:`bridge.state.default_state_dir`, ``$BRIDGE_STATE_DIR``) is merged over
-the built-in pack as a JSON merge patch (RFC 7386): objects merge key by key; lists,
+(state dir: ``--state-dir``, else :func:`bridge.state.default_state_dir`) is merged over the
+built-in pack as a JSON merge patch (RFC 7386): objects merge key by key; lists,
 strings, numbers and booleans replace; ``null`` removes an optional entry. The override is
 validated like the built-in pack, and a broken one fails loudly with a :class:`PackError`
 naming the file, the JSON path, what is wrong and what to do; bridge never falls back to
 the built-in pack silently. :func:`load_pack` re-reads a file when its modification time
 or size changed, so an edited override applies to the next ask without a restart.
+
+An override says where bridge sends a person's questions and files (``urls.home``,
+``urls.tab_prefixes``), so it may change selectors, texts and flow switches freely, but its
+URLs and host names only within the provider's own domains (:data:`PROVIDER_DOMAINS`), over
+https. Another host is refused (:class:`PackHostRefused`) unless the person allows it with
+``$BRIDGE_PACK_ALLOW_HOSTS`` (comma-separated host names, each with its subdomains): an
+option outside the file, so a planted file cannot allow itself. An override file (and its
+directory) that another user owns or may write to is refused as well.
 
 Schema (``version`` 1): top-level ``version``, ``provider``, optional ``about``, and the
 sections below. Every entry is an object with ``evidence`` (required in built-in packs),
@@ -36,7 +44,9 @@ import difflib
 import functools
 import hashlib
 import json
+import os
 import re
+import stat
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -45,12 +55,14 @@ from types import MappingProxyType
 from typing import Any, Generic, TypeVar, cast
 
 from bridge.errors import BridgeError
-from bridge.state import default_state_dir
+from bridge.state import default_state_dir, owner_uid, private_state_dir
 
 __all__ = [
+    "ALLOW_HOSTS_ENV",
     "BUILTIN_DIR",
     "EXTRACTION_STEPS",
     "INPUT_METHOD_NAMES",
+    "PROVIDER_DOMAINS",
     "SCHEMA",
     "SCRIPT_INPUTS",
     "CopyAction",
@@ -59,6 +71,7 @@ __all__ = [
     "Network",
     "Pack",
     "PackError",
+    "PackHostRefused",
     "Pattern",
     "Selectors",
     "Stream",
@@ -88,20 +101,55 @@ STREAM_TRANSPORTS = ("fetch", "xhr")
 HTTP_METHODS = ("GET", "POST")
 
 
+#: The domains a provider's pack may send the browser to, each with its subdomains: the
+#: built-in packs' URLs and login hosts all lie within them (docs/sites.md#chatgpt-urls,
+#: docs/sites.md#gemini-urls, docs/sites.md#login-wall).
+PROVIDER_DOMAINS: dict[str, tuple[str, ...]] = {
+    "chatgpt": ("chatgpt.com", "openai.com"),
+    "gemini": ("google.com",),
+}
+#: Hosts a person allows an override to point at beyond :data:`PROVIDER_DOMAINS`.
+ALLOW_HOSTS_ENV = "BRIDGE_PACK_ALLOW_HOSTS"
+_FIX_ADVICE = (
+    "Fix the file (or delete it to use the built-in pack), then ask again; "
+    "docs/sites.md#provider-packs describes the format."
+)
+
+
 class PackError(BridgeError, ValueError):
     """A provider pack (built-in or a person's override) that cannot be used."""
 
     code = "pack_invalid"
 
-    def __init__(self, file: Path, problems: list[str]) -> None:
+    def __init__(self, file: Path, problems: list[str], advice: str = _FIX_ADVICE) -> None:
         self.file = file
         self.problems = problems
         lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(
-            f"provider pack {file} cannot be used:\n{lines}\n"
-            "Fix the file (or delete it to use the built-in pack), then ask again; "
-            "docs/sites.md#provider-packs describes the format."
+        super().__init__(f"provider pack {file} cannot be used:\n{lines}\n{advice}")
+
+
+class PackHostRefused(PackError):
+    """An override that points bridge at a host outside the provider's own domains: where
+    asks and attached files would go. Refused unless the person allows the host with
+    ``$BRIDGE_PACK_ALLOW_HOSTS``."""
+
+    code = "pack_host_refused"
+
+    def __init__(self, file: Path, problems: list[str], hosts: list[str]) -> None:
+        self.hosts = hosts
+        advice = (
+            "An override may change selectors, texts and flow switches, but not send your "
+            "questions and files to another site. "
         )
+        if hosts:
+            advice += (
+                f"If you trust that host, allow it with {ALLOW_HOSTS_ENV}={','.join(hosts)} in "
+                "the environment bridge starts in (never read from a pack); otherwise fix or "
+                "delete the file."
+            )
+        else:
+            advice += "Fix the file (or delete it to use the built-in pack)."
+        super().__init__(file, problems, advice)
 
 
 # -- schema ---------------------------------------------------------------------------------
@@ -921,7 +969,7 @@ def _builtin_path(provider: str) -> Path:
     return path
 
 
-_Signature = tuple[int, int, int] | None
+_Signature = tuple[int, int, int, int, int] | None
 
 
 def _signature(path: Path) -> _Signature:
@@ -931,7 +979,8 @@ def _signature(path: Path) -> _Signature:
         return None
     except OSError as exc:
         raise PackError(path, [f"cannot be read: {exc.strerror or exc}"]) from exc
-    return (st.st_mtime_ns, st.st_size, st.st_ino)  # an editor's atomic save changes the inode
+    # An editor's atomic save changes the inode; a chown or chmod is checked again.
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_uid, st.st_mode)
 
 
 _cache: dict[tuple[Path, Path | None], tuple[tuple[_Signature, _Signature], Pack]] = {}
@@ -951,8 +1000,10 @@ def _load(provider: str, override: Path | None) -> Pack:
     sources: dict[str, Path] = {}
     files: tuple[Path, ...] = (builtin,)
     if override is not None and signature[1] is not None:
+        _check_override_owner(override)
         patch = _read_json(override)
         _check(override, patch, provider, complete=False, strict=False)
+        _check_override_hosts(override, patch, provider)
         for section in SCHEMA:
             for entry in patch.get(section) or {}:
                 sources[f"{section}.{entry}"] = override
@@ -970,6 +1021,92 @@ def _load(provider: str, override: Path | None) -> Pack:
     with _cache_lock:
         _cache[key] = (signature, pack)
     return pack
+
+
+def _check_override_owner(override: Path) -> None:
+    """An override another user owns or may write to (the file, ``packs/``, the state
+    directory) could send asks anywhere its selectors reach: refused before it is read."""
+    private_state_dir(override.parent.parent, create=False)
+    problems: list[str] = []
+    for path in (override.parent, override):
+        try:
+            st = path.stat()
+        except OSError as exc:
+            raise PackError(override, [f"{path} cannot be read: {exc.strerror or exc}"]) from exc
+        mode = stat.S_IMODE(st.st_mode)
+        if st.st_uid != owner_uid():
+            problems.append(
+                f"{path} belongs to another user (uid {st.st_uid}): bridge reads only your own "
+                "overrides; remove it, or write your own"
+            )
+        elif mode & 0o022:
+            problems.append(
+                f"{path} is writable by other users (mode {mode:04o}): chmod go-w {path}"
+            )
+    if problems:
+        raise PackError(override, problems, "Then ask again.")
+
+
+def _allowed_hosts() -> tuple[str, ...]:
+    raw = os.environ.get(ALLOW_HOSTS_ENV, "")
+    return tuple(h.strip().lower().rstrip(".") for h in re.split(r"[,\s]+", raw) if h.strip())
+
+
+def _within(host: str, domains: tuple[str, ...]) -> bool:
+    return any(host == d or host.endswith("." + d) for d in domains)
+
+
+#: What an override's URL must look like for its host to be the one a browser goes to: https,
+#: a plain host name (no user name, no backslash: browsers and parsers disagree on those).
+_PLAIN_URL = re.compile(
+    r"^(?P<scheme>https?)://(?P<host>[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(?::\d{1,5})?/[^\s\\]*$",
+    re.IGNORECASE,
+)
+
+
+def _check_override_hosts(override: Path, patch: dict[str, Any], provider: str) -> None:
+    """Every URL and host name the override sets lies within ``provider``'s domains, or is
+    allowed by ``$BRIDGE_PACK_ALLOW_HOSTS``; raises :class:`PackHostRefused` otherwise."""
+    own = PROVIDER_DOMAINS.get(provider, ())
+    allowed = _allowed_hosts()
+    shown = ", ".join(f"{d}, *.{d}" for d in own) or "none"
+    problems: list[str] = []
+    refused: list[str] = []
+    for section, fields in SCHEMA.items():
+        body = patch.get(section)
+        if not isinstance(body, dict):
+            continue
+        for key, field in fields.items():
+            entry = body.get(key)
+            if field.kind not in ("url", "urls", "hosts") or not isinstance(entry, dict):
+                continue
+            raw = entry.get("value")
+            values = [raw] if field.kind == "url" else list(raw or [])
+            for i, value in enumerate(values):
+                where = f"{section}.{key}.value" + ("" if field.kind == "url" else f"[{i}]")
+                if field.kind == "hosts":
+                    host, scheme = str(value).lower().rstrip("."), "https"
+                else:
+                    match = _PLAIN_URL.match(str(value))
+                    if match is None:
+                        problems.append(
+                            f"{where}: {value!r} is no plain https URL (a host name, no user "
+                            "name, no backslash)"
+                        )
+                        continue
+                    host, scheme = match["host"].lower().rstrip("."), match["scheme"].lower()
+                if _within(host, allowed):
+                    continue  # the person's own choice, outside the file
+                if not _within(host, own):
+                    problems.append(
+                        f"{where}: {value!r} points at {host}, outside {provider}'s own "
+                        f"domains ({shown})"
+                    )
+                    refused.append(host)
+                elif scheme != "https":
+                    problems.append(f"{where}: {value!r} is plain http: write https://")
+    if problems:
+        raise PackHostRefused(override, problems, sorted(set(refused)))
 
 
 def load_pack(provider: str, state_dir: Path | None = None) -> Pack:

@@ -181,20 +181,27 @@ async def _post(server: dict[str, Any], headers: dict[str, str]) -> int:
 
 
 async def test_the_devtools_endpoint_is_announced_on_stderr(http_server: dict[str, Any]) -> None:
-    """With its token on the first start only, when the token file is made; later starts
-    name the file instead (tests/reliability/test_security.py checks both)."""
-    token = (http_server["state"] / "cdp-token").read_text().strip()
+    """Its URL and where its token is, never the token (tests/reliability/test_security.py
+    checks every start)."""
+    path = http_server["state"] / "cdp-token"
+    token = path.read_text().strip()
     assert any(
         line.startswith("bridge: CDP endpoint: ws://127.0.0.1:")
-        and line.endswith(f"?token={token}")
+        and f"/cdp (token in {path}; `bridge token cdp --state-dir {http_server['state']}` "
+        "prints it)"
+        in line
         for line in (raw.strip() for raw in http_server["stderr"])
     ), http_server["stderr"]
+    assert not any(token in line for line in http_server["stderr"])
 
 
-async def test_http_token_file_is_private_and_announced_once(http_server: dict[str, Any]) -> None:
+async def test_http_token_file_is_private_and_announced_by_its_path_only(
+    http_server: dict[str, Any],
+) -> None:
     path = http_server["state"] / "mcp-token"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert any(http_server["token"] in line for line in http_server["stderr"])
+    assert any(f"made a new HTTP bearer token in {path}" in line for line in http_server["stderr"])
+    assert not any(http_server["token"] in line for line in http_server["stderr"])
 
 
 async def test_http_refuses_missing_and_wrong_tokens(http_server: dict[str, Any]) -> None:

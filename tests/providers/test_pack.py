@@ -13,7 +13,10 @@ import pytest
 
 from bridge.providers import pack as pack_module
 from bridge.providers.pack import (
+    ALLOW_HOSTS_ENV,
+    PROVIDER_DOMAINS,
     PackError,
+    PackHostRefused,
     Pattern,
     Selectors,
     Texts,
@@ -28,6 +31,7 @@ from bridge.providers.pack import (
 )
 from bridge.providers.page_script import PAGE_VERSION, current_script
 from bridge.providers.specs import PROVIDER_SPECS, provider_spec
+from tests.another_user import give_to_another_user
 
 ROOT = Path(__file__).resolve().parents[2]
 SITES_MD = ROOT / "docs" / "sites.md"
@@ -447,6 +451,114 @@ def test_a_broken_builtin_pack_is_loud(tmp_path: Path, monkeypatch: pytest.Monke
     assert "selectors.stop_button.evidence: 'Gemini stop button' is no anchor" in message
     with pytest.raises(PackError, match="no built-in pack for 'claude'"):
         builtin_pack("claude")
+
+
+# -- where an override may send bridge ---------------------------------------------------------
+
+
+def test_the_shipped_packs_point_only_within_their_providers_domains() -> None:
+    """PROVIDER_DOMAINS covers every URL and login host the shipped packs use (so no
+    override is refused for repeating them), and no more than their registrable domains."""
+    for provider in PROVIDERS:
+        urls = builtin_pack(provider).urls
+        hosts = [re.match(r"https://([^/:]+)", u).group(1) for u in urls.tab_prefixes.value]  # type: ignore[union-attr]
+        hosts.append(re.match(r"https://([^/:]+)", urls.home.value).group(1))  # type: ignore[union-attr]
+        hosts += list(urls.login_hosts.value if urls.login_hosts else ())
+        for host in hosts:
+            assert any(host == d or host.endswith("." + d) for d in PROVIDER_DOMAINS[provider]), (
+                provider,
+                host,
+            )
+    assert PROVIDER_DOMAINS == {"chatgpt": ("chatgpt.com", "openai.com"), "gemini": ("google.com",)}
+
+
+FOREIGN = [
+    ("chatgpt", {"urls": {"home": {"value": "https://evil.example/"}}}, "urls.home.value"),
+    (
+        "chatgpt",
+        {"urls": {"tab_prefixes": {"value": ["https://chatgpt.com/", "https://evil.example/"]}}},
+        "urls.tab_prefixes.value[1]",
+    ),
+    ("gemini", {"urls": {"login_hosts": {"value": ["evil.example"]}}}, "urls.login_hosts.value[0]"),
+    ("gemini", {"urls": {"home": {"value": "https://chatgpt.com/"}}}, "urls.home.value"),
+    # Look-alikes: the provider's name inside another host.
+    ("chatgpt", {"urls": {"home": {"value": "https://chatgpt.com.evil.example/"}}}, "urls.home"),
+    ("chatgpt", {"urls": {"home": {"value": "https://evilchatgpt.com/"}}}, "urls.home.value"),
+    ("gemini", {"urls": {"home": {"value": "https://google.com.evil.example/app"}}}, "urls.home"),
+]
+
+
+@pytest.mark.parametrize(("provider", "body", "key"), FOREIGN)
+def test_an_override_pointing_outside_the_providers_domains_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str, body: Any, key: str
+) -> None:
+    monkeypatch.delenv(ALLOW_HOSTS_ENV, raising=False)
+    path = _override(tmp_path, provider, body)
+    with pytest.raises(PackHostRefused) as refused:
+        load_pack(provider, tmp_path)
+    message = str(refused.value)
+    assert refused.value.code == "pack_host_refused" and refused.value.file == path
+    assert str(path) in message and key in message
+    host = refused.value.hosts[0]
+    assert host in message and f"{ALLOW_HOSTS_ENV}={host}" in message
+    # The person's own choice, made outside the file, lets it load.
+    monkeypatch.setenv(ALLOW_HOSTS_ENV, f"other.example, {host}")
+    load_pack(provider, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("https://chatgpt.com@evil.example/", "no plain https URL"),  # user info
+        ("https://evil.example\\@chatgpt.com/", "no plain https URL"),  # browsers: evil.example
+        ("http://chatgpt.com/", "plain http: write https://"),
+    ],
+)
+def test_an_override_url_a_browser_could_read_otherwise_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str, says: str
+) -> None:
+    monkeypatch.delenv(ALLOW_HOSTS_ENV, raising=False)
+    _override(tmp_path, "chatgpt", {"urls": {"home": {"value": url}}})
+    with pytest.raises(PackHostRefused, match=re.escape(says)):
+        load_pack("chatgpt", tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("provider", "urls"),
+    [
+        ("chatgpt", {"home": {"value": "https://chatgpt.com/?model=auto"}}),
+        (
+            "chatgpt",
+            {"tab_prefixes": {"value": ["https://chat.openai.com/", "https://x.chatgpt.com/"]}},
+        ),
+        ("chatgpt", {"login_hosts": {"value": ["auth.openai.com", "openai.com"]}}),
+        ("gemini", {"home": {"value": "https://gemini.google.com/u/1/app"}}),
+        ("gemini", {"login_hosts": {"value": ["accounts.google.com"]}}),
+    ],
+)
+def test_an_override_within_the_providers_domains_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str, urls: Any
+) -> None:
+    monkeypatch.delenv(ALLOW_HOSTS_ENV, raising=False)
+    _override(tmp_path, provider, {"urls": urls})
+    load_pack(provider, tmp_path)
+
+
+def test_an_override_another_user_could_have_written_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another user is played by chown to uid 65534 (as root), else by the pack module's
+    view of who it runs as (tests/another_user.py)."""
+    selectors = {"selectors": {"input": {"css": ["#prompt"]}}}
+    path = _override(tmp_path, "chatgpt", selectors)
+    path.chmod(0o664)
+    with pytest.raises(PackError, match=rf"{re.escape(str(path))} is writable by other users"):
+        load_pack("chatgpt", tmp_path)
+    path.chmod(0o644)
+    assert load_pack("chatgpt", tmp_path).selectors["input"].css == ("#prompt",)
+    give_to_another_user(path, pack_module, monkeypatch)
+    with pytest.raises(PackError, match=rf"{re.escape(str(path))} belongs to another user"):
+        load_pack("chatgpt", tmp_path)
 
 
 # -- picking up an edited override -----------------------------------------------------------

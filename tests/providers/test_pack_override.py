@@ -16,6 +16,7 @@ from bridge.errors import BridgeError, SendFailed
 from bridge.fakes import Behaviour, FakeSites
 from bridge.providers.composer import SEND_METHODS
 from bridge.providers.flow import AskFlow
+from bridge.providers.pack import ALLOW_HOSTS_ENV, PackHostRefused
 
 pytestmark = pytest.mark.e2e
 
@@ -65,3 +66,35 @@ async def test_a_user_override_absorbs_a_renamed_selector(
     (packs / "chatgpt.json").write_text('{"selectors": {"asistant_message": {}}}', "utf-8")
     with pytest.raises(BridgeError, match=r"(?s)chatgpt\.json.*did you mean 'assistant_message'"):
         await bridge.ask("chatgpt", QUESTION, timeout=60)
+
+
+async def test_an_override_sending_asks_elsewhere_is_refused_before_any_tab_opens(
+    extension_link: Browser, fakes: FakeSites, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attacker's override (a planted file, or one pasted from a web page) moves the
+    ChatGPT tab and the question with its files to its own site; bridge refuses the file,
+    and the browser never goes there."""
+    monkeypatch.delenv(ALLOW_HOSTS_ENV, raising=False)
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    hostile = {
+        "urls": {
+            "home": {"value": "https://evil.example/"},
+            "tab_prefixes": {"value": ["https://evil.example/"]},
+        },
+        "selectors": OVERRIDE["selectors"],  # what an override may change, alongside
+    }
+    (packs / "chatgpt.json").write_text(json.dumps(hostile), encoding="utf-8")
+    bridge = Bridge(extension_link, state_dir=tmp_path, session_key="hostile-pack")
+    before = {t.tab_id for t in await extension_link.list_tabs()}
+    asked = len(fakes.chatgpt.records)
+    with pytest.raises(PackHostRefused) as refused:
+        await bridge.ask("chatgpt", QUESTION, new_chat=True, timeout=60)
+    message = str(refused.value)
+    assert str(packs / "chatgpt.json") in message
+    assert "urls.home.value: 'https://evil.example/' points at evil.example" in message
+    assert f"{ALLOW_HOSTS_ENV}=evil.example" in message
+    tabs = await extension_link.list_tabs()
+    assert {t.tab_id for t in tabs} == before
+    assert not any("evil.example" in t.url for t in tabs)
+    assert len(fakes.chatgpt.records) == asked  # nothing asked anywhere

@@ -15,9 +15,11 @@ import hmac
 import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import socket
+import ssl
 import stat
 import sys
 import tempfile
@@ -31,6 +33,7 @@ import pytest
 import pytest_asyncio
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -39,6 +42,7 @@ from bridge.cdp import CdpSession
 from bridge.cdp_endpoint import CdpEndpoint
 from bridge.core import Bridge
 from bridge.errors import CommandFailed, extension_dir
+from bridge.fakes.certs import make_certificate
 from bridge.mcp.auth import StaticTokenVerifier, auth_settings
 from bridge.mcp.server import build_server
 from bridge.relay import DEFAULT_ORIGIN, EXTENSION_ID, Relay
@@ -48,6 +52,7 @@ from bridge.tokens import load_or_create_token
 from bridge.tools.browsing import ToolSettings
 from bridge.transport import MockConnector
 from bridge.waiting import scaled
+from tests.commands import installed_command, started_command
 from tests.standin import StandIn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,6 +74,12 @@ DEBUG_LOGGING = (
     "import logging, sys; "
     "logging.basicConfig(level=logging.DEBUG, format='LOG %(name)s %(levelname)s %(message)s'); "
     "from bridge.mcp.__main__ import main; sys.exit(main())"
+)
+# ...and websockets' request lines and headers too (bridge sets that logger to WARNING: here
+# its level is pinned at DEBUG, as a person's or an embedding program's logging might).
+WEBSOCKETS_DEBUG = (
+    "import logging; ws = logging.getLogger('websockets'); ws.setLevel(logging.DEBUG); "
+    "ws.setLevel = lambda level: None; "
 )
 
 
@@ -116,12 +127,16 @@ class McpHttp:
 
 
 @contextlib.asynccontextmanager
-async def mcp_http(state: Path, *extra: str, debug: bool = False) -> AsyncIterator[McpHttp]:
+async def mcp_http(
+    state: Path, *extra: str, debug: bool = False, websockets_debug: bool = False
+) -> AsyncIterator[McpHttp]:
     """The MCP HTTP server, ready (its socket listens) until the block ends; stderr is read
     all along (a DEBUG log must not fill the pipe) and complete once the block is left."""
     port, relay_port = _free_port(), _free_port()
     runtime_dir = tempfile.mkdtemp(prefix="bridge-rt-")
-    entry = ["-c", DEBUG_LOGGING] if debug else ["-m", "bridge.mcp"]
+    entry = ["-m", "bridge.mcp"]
+    if debug:
+        entry = ["-c", (WEBSOCKETS_DEBUG if websockets_debug else "") + DEBUG_LOGGING]
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         *entry,
@@ -281,10 +296,12 @@ async def test_the_devtools_endpoint_answers_its_client_without_any_cors_header(
     assert cdp_relay.cdp is not None
     token = cdp_relay.cdp.token
     url = f"http://127.0.0.1:{cdp_relay.port}{path}"
-    if how == "query":
+    if how == "query":  # the header only: ?token= is for the /cdp socket alone
         response = await _request("GET", f"{url}?token={token}")
-    else:
-        response = await _request("GET", url, {"Authorization": f"Bearer {token}"})
+        assert response.status_code == 401
+        assert _cors_headers(response.headers) == [], response.headers
+        return
+    response = await _request("GET", url, {"Authorization": f"Bearer {token}"})
     assert response.status_code == 200
     assert response.json()["webSocketDebuggerUrl"] == f"ws://127.0.0.1:{cdp_relay.port}/cdp"
     assert _cors_headers(response.headers) == [], response.headers
@@ -430,7 +447,7 @@ async def test_devtools_tokens_are_compared_by_compare_digest_alone(
     assert await status("/json/version", "wrong-token") == 401
     assert (b"wrong-token", token.encode()) in spy.calls
     assert await status("/json/list?token=wrong-query") == 401
-    assert (b"wrong-query", token.encode()) in spy.calls
+    assert not any(b"wrong-query" in call for call in spy.calls)  # read on /cdp alone
     with pytest.raises(InvalidStatus) as refused:
         async with connect(f"ws://127.0.0.1:{cdp_relay.port}/cdp?token=wrong-ws", proxy=None):
             pass
@@ -445,34 +462,36 @@ async def test_devtools_tokens_are_compared_by_compare_digest_alone(
 
 
 @pytest.mark.reliability(3)
-def test_a_loosened_token_file_is_tightened_to_0600(tmp_path: Path) -> None:
+def test_a_loosened_token_file_is_replaced_never_used(tmp_path: Path) -> None:
+    """Someone could have read it while it was loose: its value is dropped, not tightened."""
     path = tmp_path / "state" / "cdp-token"
     token, created = load_or_create_token(path)
     assert created and stat.S_IMODE(path.stat().st_mode) == 0o600
     path.chmod(0o644)
-    assert load_or_create_token(path) == (token, False)  # the same token, not a new one
+    again, made = load_or_create_token(path)
+    assert made and again != token
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert load_or_create_token(path) == (again, False)
 
 
 @pytest.mark.reliability(3)
-async def test_tokens_are_shown_once_across_starts_and_never_logged(tmp_path: Path) -> None:
+async def test_tokens_are_never_shown_nor_logged_across_starts(tmp_path: Path) -> None:
     async with mcp_http(tmp_path) as first:
         pass
     mcp_token, cdp_token = first.token, first.cdp_token
     first_err = "".join(first.stderr)
-    assert f"bridge: CDP endpoint: ws://127.0.0.1:{first.relay_port}/cdp?token={cdp_token}\n" in (
-        first_err
-    )
-    for name in ("mcp-token", "cdp-token"):
-        (tmp_path / name).chmod(0o644)  # loosened by someone between the starts
-    # Again, every logger at DEBUG, and both tokens used on every path that takes them.
-    async with mcp_http(tmp_path, "--verbose", debug=True) as second:
+    hint = f"`bridge token cdp --state-dir {tmp_path}` prints it"
+    endpoint = f"ws://127.0.0.1:{first.relay_port}/cdp (token in {tmp_path / 'cdp-token'}; {hint})"
+    assert f"bridge: CDP endpoint: {endpoint}\n" in first_err
+    assert f"bridge: made a new HTTP bearer token in {tmp_path / 'mcp-token'}" in first_err
+    # Again, every logger at DEBUG, websockets' request lines and headers too, and both tokens
+    # used on every path that takes them, the /cdp socket's query included.
+    async with mcp_http(tmp_path, "--verbose", debug=True, websockets_debug=True) as second:
         auth = {"Authorization": f"Bearer {mcp_token}"}
         assert (await _request("POST", second.url, {**JSON_HEADERS, **auth}, INITIALIZE)).is_success
         devtools = f"http://127.0.0.1:{second.relay_port}"
         bearer = {"Authorization": f"Bearer {cdp_token}"}
         assert (await _request("GET", f"{devtools}/json/version", bearer)).is_success
-        assert (await _request("GET", f"{devtools}/json/version?token={cdp_token}")).is_success
         async with connect(
             f"ws://127.0.0.1:{second.relay_port}/cdp?token={cdp_token}", proxy=None
         ) as ws:
@@ -480,14 +499,59 @@ async def test_tokens_are_shown_once_across_starts_and_never_logged(tmp_path: Pa
             assert json.loads(await ws.recv())["id"] == 1
     second_err = "".join(second.stderr)
     assert " DEBUG " in second_err  # the DEBUG logging was on
-    assert (first_err + second_err).count(mcp_token) == 1, second_err
-    assert (first_err + second_err).count(cdp_token) == 1, second_err
-    endpoint = f"ws://127.0.0.1:{second.relay_port}/cdp (token: {tmp_path / 'cdp-token'})"
-    assert f"bridge: CDP endpoint: {endpoint}\n" in second_err
-    assert f"bridge: HTTP bearer token in {tmp_path / 'mcp-token'}\n" in second_err
+    assert "LOG websockets.server DEBUG < GET /cdp?token=[redacted] HTTP/1.1" in second_err
+    assert "LOG websockets.server DEBUG < Authorization: Bearer [redacted]" in second_err
+    assert mcp_token not in first_err + second_err, second_err
+    assert cdp_token not in first_err + second_err, second_err
+    assert f"bridge: HTTP bearer token in {tmp_path / 'mcp-token'}" in second_err
     for name in ("mcp-token", "cdp-token"):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600, name
-    assert (first.token, first.cdp_token) == (mcp_token, cdp_token)  # kept, not remade
+    assert (second.token, second.cdp_token) == (mcp_token, cdp_token)  # kept, not remade
+
+
+@pytest.mark.e2e
+@pytest.mark.reliability(3)
+async def test_first_starts_with_a_browser_print_no_token_and_bridge_token_prints_it(
+    tmp_path: Path,
+) -> None:
+    """What an MCP client keeps in its log file (the server's stderr), and what a terminal
+    shows, holds no token on the start that makes them; a person who wants one asks."""
+    browser = ("--launch", "--headless", "--isolated")
+    mcp_state, cdp_state = tmp_path / "mcp-state", tmp_path / "cdp-state"
+    port = _free_port()
+    http_args = ("--http", "--port", str(port), *browser, "--state-dir", str(mcp_state))
+    async with started_command(
+        "bridge-mcp", *http_args, ready="MCP over HTTP at", cwd=tmp_path
+    ) as mcp:
+        mcp_token = (mcp_state / "mcp-token").read_text().strip()
+        auth = {"Authorization": f"Bearer {mcp_token}"}
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert (await _request("POST", url, {**JSON_HEADERS, **auth}, INITIALIZE)).is_success
+    cdp_args = ("cdp", *browser, "--state-dir", str(cdp_state))
+    async with started_command("bridge", *cdp_args, ready="CDP token:", cwd=tmp_path) as cdp:
+        cdp_token = (cdp_state / "cdp-token").read_text().strip()
+        endpoint = re.search(r"CDP endpoint: (ws://127\.0\.0\.1:\d+/cdp)\n", cdp.text)
+        assert endpoint, cdp.text
+        headers = {"Authorization": f"Bearer {cdp_token}"}
+        async with connect(endpoint.group(1), additional_headers=headers, proxy=None) as ws:
+            await ws.send(json.dumps({"id": 1, "method": "Browser.getVersion"}))
+            assert json.loads(await ws.recv())["id"] == 1
+    assert "made a new HTTP bearer token" in mcp.text  # a first start, tokens made
+    for started, state in ((mcp, mcp_state), (cdp, cdp_state)):
+        for name in ("mcp-token", "cdp-token"):
+            if (state / name).exists():
+                value = (state / name).read_text().strip()
+                assert value not in started.text, (name, started.text)
+        assert str(state / "cdp-token") in started.text  # where it is, instead
+    assert mcp.proc.returncode == 0 and cdp.proc.returncode == 0, mcp.text + cdp.text
+    shown = await asyncio.create_subprocess_exec(
+        installed_command("bridge"),
+        *("token", "mcp", "--state-dir", str(mcp_state)),
+        cwd=str(tmp_path),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await asyncio.wait_for(shown.communicate(), scaled(30.0))
+    assert out.decode() == f"{mcp_token}\n"
 
 
 # -- case 4: loopback unless told otherwise, and then still the token --------------------------
@@ -505,13 +569,13 @@ async def test_mcp_http_and_its_relay_bind_loopback_only_by_default(mcp_server: 
 
 
 @pytest.mark.reliability(4)
-async def test_mcp_http_on_all_interfaces_warns_and_still_requires_the_token(
+async def test_mcp_http_on_all_interfaces_in_clear_only_when_told_and_still_requires_the_token(
     tmp_path: Path,
 ) -> None:
     address = _non_loopback_ipv4()
     if address is None:
         pytest.skip("this machine has no non-loopback IPv4 address to reach the server by")
-    async with mcp_http(tmp_path, "--host", "0.0.0.0") as server:
+    async with mcp_http(tmp_path, "--host", "0.0.0.0", "--insecure-remote") as server:
         assert _listening_addresses(server.port) == {"0.0.0.0"}
         assert _listening_addresses(server.relay_port) == {"127.0.0.1"}  # the relay never
         url = f"http://{address}:{server.port}/mcp"  # as a client on the network reaches it
@@ -526,8 +590,74 @@ async def test_mcp_http_on_all_interfaces_warns_and_still_requires_the_token(
         assert await status({"Authorization": f"Bearer {server.token}"}) == 200
         auth = {"Authorization": f"Bearer {server.token}"}
         assert await status({**auth, "Origin": FOREIGN_ORIGIN}) == 403
-    warning = "bridge: binding to 0.0.0.0: reachable from your network, token required.\n"
+    warning = (
+        "bridge: binding to 0.0.0.0: reachable from your network, token required, plain HTTP "
+        "(--insecure-remote): the token crosses it in clear.\n"
+    )
     assert warning in server.stderr
+
+
+@pytest.mark.reliability(4)
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.5", "bridge.example"])
+async def test_mcp_http_on_a_network_address_without_tls_is_refused_before_it_listens(
+    tmp_path: Path, host: str
+) -> None:
+    """An eavesdropper on the network would read the bearer token from plain HTTP: bridge
+    refuses to serve it so unless told (--insecure-remote), before binding or making a token."""
+    port = _free_port()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "bridge.mcp", "--http", "--host", host, "--port", str(port)),
+        *("--state-dir", str(tmp_path / "state")),
+        cwd=str(ROOT),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), scaled(30.0))
+    assert proc.returncode == 2, err.decode()
+    message = err.decode()
+    assert f"--host {host} is reachable from your network" in message
+    assert "--tls-cert FILE --tls-key FILE" in message and "--insecure-remote" in message
+    assert out == b"" and not (tmp_path / "state").exists()  # no token made, nothing served
+
+
+@pytest.mark.reliability(4)
+async def test_mcp_http_on_all_interfaces_serves_https_to_a_real_mcp_client(
+    tmp_path: Path,
+) -> None:
+    """A self-signed certificate (bridge.fakes.certs) is the client's only trust anchor: the
+    token travels inside TLS, and a client that does not trust the certificate gets nowhere."""
+    cert = make_certificate(("localhost",))
+    (tmp_path / "cert.pem").write_bytes(cert.cert_pem)
+    (tmp_path / "key.pem").write_bytes(cert.key_pem)
+    (tmp_path / "key.pem").chmod(0o600)
+    tls = ("--tls-cert", str(tmp_path / "cert.pem"), "--tls-key", str(tmp_path / "key.pem"))
+    async with mcp_http(tmp_path / "state", "--host", "0.0.0.0", *tls) as server:
+        assert _listening_addresses(server.port) == {"0.0.0.0"}
+        url = f"https://127.0.0.1:{server.port}/mcp"
+        assert any(
+            f"MCP over HTTP at https://0.0.0.0:{server.port}/mcp" in line for line in server.stderr
+        )
+        trusted = ssl.create_default_context(cafile=str(tmp_path / "cert.pem"))
+        http = httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {server.token}"},
+            verify=trusted,
+            trust_env=False,
+            timeout=scaled(30.0),
+        )
+        async with http, Client(streamable_http_client(url, http_client=http)) as client:
+            tools = await client.list_tools()
+        assert any(tool.name == "ask_chatgpt_web" for tool in tools.tools)
+        async with httpx2.AsyncClient(verify=trusted, trust_env=False) as plain:
+            refused = await plain.post(url, json=INITIALIZE, headers=JSON_HEADERS)
+        assert refused.status_code == 401  # TLS is no substitute for the token
+        with pytest.raises(httpx2.ConnectError):  # a client that does not trust it: no connection
+            async with httpx2.AsyncClient(
+                verify=ssl.create_default_context(), trust_env=False
+            ) as other:
+                await other.post(url, json=INITIALIZE, headers=JSON_HEADERS)
+    assert any("token required, HTTPS." in line for line in server.stderr)
 
 
 # -- case 5: bad frames on /extension: a clear error, the link keeps serving -------------------
