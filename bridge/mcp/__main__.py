@@ -36,7 +36,13 @@ from bridge.mcp.auth import (
     security_settings,
 )
 from bridge.mcp.server import DEFAULT_GROUPS, build_server, parse_groups
-from bridge.runtime import Runtime, add_runtime_arguments, options_from_args, start_error
+from bridge.runtime import (
+    Runtime,
+    add_allow_path_argument,
+    add_runtime_arguments,
+    options_from_args,
+    start_error,
+)
 from bridge.state import default_state_dir
 from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
@@ -64,6 +70,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "and always requires the token)",
     )
     add_runtime_arguments(p)
+    add_allow_path_argument(p)
     g = p.add_argument_group("tools")
     g.add_argument(
         "--tools",
