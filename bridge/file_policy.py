@@ -25,6 +25,7 @@ the refusal (:class:`~bridge.errors.PathNotAllowed`).
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from os import PathLike
@@ -85,6 +86,11 @@ CONFIG_PROTECTED: tuple[str, ...] = (
 )
 #: The process's own secrets (``/proc/self/environ`` holds its environment).
 SYSTEM_PROTECTED: tuple[str, ...] = ("/proc",)
+#: bridge's temporary folders (a launched browser's throwaway profile, a launched browser's
+#: own trust secret, a test run's runtime folder): made afresh, so matched by name.
+TEMP_PROTECTED: tuple[str, ...] = ("bridge-profile-*", "bridge-island-*", "bridge-rt-*")
+#: Where relays and the trust secret live when the environment says so.
+ENV_PROTECTED: tuple[str, ...] = ("BRIDGE_STATE_DIR", "BRIDGE_TRUST_DIR", "BRIDGE_RUNTIME_DIR")
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,13 @@ class Refusal:
 
 
 def _within(path: PurePath, root: PurePath) -> bool:
+    """``path`` is ``root`` or below it; a ``root`` whose last name ends in ``*`` stands for
+    every folder of that parent whose name starts with the rest."""
+    if root.name.endswith("*"):
+        prefix = root.name[:-1]
+        return any(
+            p.parent == root.parent and p.name.startswith(prefix) for p in (path, *path.parents)
+        )
     return path == root or root in path.parents
 
 
@@ -155,8 +168,9 @@ def protected_locations(
     home: Path, env: Mapping[str, str], extra: Iterable[Path] = ()
 ) -> tuple[Path, ...]:
     """Where credentials, browser profiles and bridge's own state live, resolved: the
-    defaults under ``home`` and ``$XDG_CONFIG_HOME``, bridge's launched-browser profile and
-    default state folder, and ``extra`` (the state folder and profile in use)."""
+    defaults under ``home`` and ``$XDG_CONFIG_HOME``, bridge's launched-browser profiles,
+    default state, trust and runtime folders (and those the environment names), and
+    ``extra`` (the state folder and profile in use)."""
     config = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
     cache = Path(env.get("XDG_CACHE_HOME") or home / ".cache")
     state = Path(env.get("XDG_STATE_HOME") or home / ".local" / "state")
@@ -164,14 +178,18 @@ def protected_locations(
     places += [config / p for p in CONFIG_PROTECTED]
     places += [cache / "bridge", state / "bridge", home / ".config" / "bridge"]
     places += [Path(p) for p in SYSTEM_PROTECTED]
-    if env.get("BRIDGE_STATE_DIR"):
-        places.append(Path(env["BRIDGE_STATE_DIR"]))
+    runtime = Path(env["XDG_RUNTIME_DIR"]) / "bridge" if env.get("XDG_RUNTIME_DIR") else None
+    temp = Path(tempfile.gettempdir())
+    places += [temp / f"bridge-{os.getuid()}" if hasattr(os, "getuid") else temp / "bridge"]
+    places += [runtime] if runtime is not None else []
+    places += [Path(env[name]) for name in ENV_PROTECTED if env.get(name)]
     places += extra
     seen: dict[str, Path] = {}
     for place in places:
         resolved = Path(os.path.realpath(place.expanduser()))
         seen.setdefault(str(resolved), resolved)
-    return tuple(seen.values())
+    temps = [Path(os.path.realpath(temp)) / pattern for pattern in TEMP_PROTECTED]
+    return (*seen.values(), *temps)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ on a real file system, where symlinks and ``..`` must not let a path escape its 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -23,6 +24,7 @@ PROTECTED = (
     HOME / ".config/gcloud",
     HOME / ".docker/config.json",
     P("/w/state"),
+    P("/t/bridge-profile-*"),  # every /t/bridge-profile-<something>
 )
 
 
@@ -67,6 +69,10 @@ def _roots(cwd: str, *allow: str) -> tuple[Root, ...]:
         ),
         ("/w", ("/h/.config",), "/h/.config/app/settings.json", None),
         ("/w", ("/h/.docker",), "/h/.docker/config.json", ("protected", "/h/.docker/config.json")),
+        # folders matched by name: a launched browser's throwaway profile
+        ("/t", (), "/t/bridge-profile-x1/Default/Cookies", ("protected", "/t/bridge-profile-*")),
+        ("/t", (), "/t/bridge-profiles/a.txt", None),
+        ("/w", ("/t/bridge-profile-x1/shot.png",), "/t/bridge-profile-x1/shot.png", None),
         # the innermost root decides when it allows (nested roots)
         ("/w", ("/w/.venv/share",), "/w/.venv/share/x.txt", None),
     ],
@@ -215,6 +221,21 @@ def test_bridge_state_and_trust_folders_are_protected(
     places = protected_locations(world["home"], {"XDG_CONFIG_HOME": str(world["project"])})
     assert world["project"].resolve() / "bridge" in places  # the trust folder
     assert world["home"].resolve() / ".config" / "bridge" in places
+    trust = world["project"] / "trust"
+    monkeypatch.setenv("BRIDGE_TRUST_DIR", str(trust))
+    with pytest.raises(PathNotAllowed, match="protected"):
+        FilePolicy.create().check("trust/secret")
+
+
+def test_bridge_temporary_profiles_are_protected_wherever_bridge_runs(
+    world: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temp = Path(tempfile.gettempdir())
+    monkeypatch.chdir(temp)  # bridge started in the temporary folder itself
+    with pytest.raises(PathNotAllowed, match="protected"):
+        FilePolicy.create().check(temp / "bridge-profile-abc123" / "Default" / "Cookies")
+    with pytest.raises(PathNotAllowed, match="protected"):
+        FilePolicy.create().check(temp / "bridge-island-abc123" / "secret")
 
 
 def test_the_pytest_flag_is_the_one_named(world: dict[str, Path]) -> None:
