@@ -31,14 +31,16 @@ from typing import Any, cast
 from bridge import doctor, native_install, token_command
 from bridge.about import version_line
 from bridge.demo import DEMO_NOTE, demo_setup, demo_summary, refuse_demo_options
-from bridge.errors import AttachmentRefused, BridgeError, extension_dir
+from bridge.errors import AttachmentRefused, BridgeError, PathNotAllowed, extension_dir
 from bridge.providers.attachments import Attachments, prepare_files
 from bridge.relay import PAIRING_S, PORT_RANGE, Relay
 from bridge.results import PROVIDERS, AskResult, Provider
 from bridge.runtime import (
     Runtime,
     RuntimeOptions,
+    add_allow_path_argument,
     add_runtime_arguments,
+    file_policy,
     options_from_args,
     start_error,
 )
@@ -234,9 +236,10 @@ def parse_modes(given: list[str]) -> dict[Provider, str]:
 
 
 async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = None) -> int:
+    options = options or options_from_args(args)
     try:  # before any browser starts: a file that cannot go costs nothing
-        files = await asyncio.to_thread(prepare_files, args.file)
-    except AttachmentRefused as exc:
+        files = await asyncio.to_thread(prepare_files, args.file, policy=file_policy(options))
+    except (AttachmentRefused, PathNotAllowed) as exc:
         print(f"error [{exc.code}]: {exc}", file=sys.stderr)
         return 1
     try:
@@ -244,7 +247,6 @@ async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = N
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    options = options or options_from_args(args)
     options.connect_timeout = args.connect_timeout
     runtime = Runtime(options)
     providers: list[Provider] = (
@@ -410,6 +412,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine), then show the timings and the history line",
     )
     add_runtime_arguments(ask)
+    add_allow_path_argument(ask)
     relay = sub.add_parser("relay", help="run a relay and report the extension's connection")
     add_runtime_arguments(relay, state=False)
     cdp = sub.add_parser(

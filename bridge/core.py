@@ -21,6 +21,7 @@ from pathlib import Path
 from bridge.browser import Browser
 from bridge.cdp import CdpSession
 from bridge.errors import BridgeError, ProviderStuck
+from bridge.file_policy import FilePolicy
 from bridge.jobs import Job, JobLock, JobRecorder, JobStore, JobUnreadable, process_start
 from bridge.providers.attachments import Attachments, prepare_files
 from bridge.providers.conversations import (
@@ -53,15 +54,17 @@ log = logging.getLogger(__name__)
 Files = Sequence[str | PathLike[str]] | Attachments | None
 
 
-async def read_files(files: Files) -> Attachments:
-    """Read and check the files of a question off the event loop (docs/sites.md#attachments)."""
+async def read_files(files: Files, policy: FilePolicy | None = None) -> Attachments:
+    """Read and check the files of a question off the event loop (docs/sites.md#attachments):
+    each path through ``policy`` (docs/flows.md#file-policy; default: the working directory
+    only) before any is read. ``Attachments`` were checked when they were read."""
     if files is None:
         return Attachments()
     if isinstance(files, Attachments):
         return files
     if isinstance(files, str | PathLike):
         raise TypeError("files is a list of paths, not one path")
-    return await asyncio.to_thread(prepare_files, list(files))
+    return await asyncio.to_thread(prepare_files, list(files), policy=policy)
 
 
 class Bridge:
@@ -73,10 +76,14 @@ class Bridge:
         session_key: str | None = None,
         flow: AskFlow | None = None,
         tool_settings: ToolSettings | None = None,
+        file_policy: FilePolicy | None = None,
     ) -> None:
         self.browser = browser
-        self.tools = ToolHub(browser, tool_settings)
         self.store = StateStore(state_dir)
+        # Which files may go to a page (docs/flows.md#file-policy): the working directory
+        # unless told more, never bridge's own state folder.
+        policy = file_policy if file_policy is not None else FilePolicy.create()
+        self.tools = ToolHub(browser, tool_settings, files=policy.protecting(self.store.root))
         self.session_key = session_key or project_key()
         self.flow = flow or AskFlow()
         # One ask at a time per (key, provider): they share one tab.
@@ -86,6 +93,19 @@ class Bridge:
         # Long asks as jobs (docs/flows.md#jobs): their records, and the ones run here.
         self.jobs = JobStore(self.store.root)
         self._jobs: dict[str, _RunningJob] = {}
+
+    @property
+    def file_policy(self) -> FilePolicy:
+        """The files the ask tools and the browser tools may give to a page (one policy)."""
+        return self.tools.files
+
+    @file_policy.setter
+    def file_policy(self, policy: FilePolicy) -> None:
+        self.tools.files = policy.protecting(self.store.root)
+
+    async def read_files(self, files: Files) -> Attachments:
+        """:func:`read_files` under this bridge's file policy."""
+        return await read_files(files, self.file_policy)
 
     def _lock(self, key: str, provider: Provider) -> asyncio.Lock:
         return self._locks.setdefault((key, provider), asyncio.Lock())
@@ -115,7 +135,7 @@ class Bridge:
         _check_provider(provider)
         if not question.strip():
             raise ValueError("the question is empty")
-        attachments = await read_files(files)
+        attachments = await self.read_files(files)
         key = session_key or self.session_key
         options = AskOptions(
             new_chat=new_chat,
@@ -245,7 +265,7 @@ class Bridge:
         ``on_done`` hears each side's answer or error the moment that side ends, so a caller
         can show the first answer while the other side still works (``bridge ask``)."""
         started = time.monotonic()
-        attachments = await read_files(files)
+        attachments = await self.read_files(files)
 
         async def one(provider: Provider) -> AskResult:
             try:
@@ -289,7 +309,7 @@ class Bridge:
         _check_provider(provider)
         if not question.strip():
             raise ValueError("the question is empty")
-        attachments = await read_files(files)
+        attachments = await self.read_files(files)
         key = session_key or self.session_key
         timeout_s = 480.0 if timeout is None else timeout
         job = Job.new(

@@ -15,6 +15,8 @@ __all__ = [
     "DebuggerDetached",
     "ExtensionDisconnected",
     "ExtensionNotConnected",
+    "FileAccessOff",
+    "PathNotAllowed",
     "TabClosed",
     "extension_dir",
 ]
@@ -110,6 +112,7 @@ class CdpError(BridgeError):
         super().__init__(f"{method} failed: {message}" + (f" (CDP {cdp_code})" if cdp_code else ""))
         self.method = method
         self.cdp_code = cdp_code
+        self.detail = message  # Chrome's own words, e.g. "Not allowed"
 
 
 class CommandFailed(BridgeError):
@@ -265,6 +268,36 @@ class AttachmentRefused(BridgeError, ValueError):
         )
         self.path = path
         self.problem = problem
+
+
+class PathNotAllowed(BridgeError, ValueError):
+    """A path bridge will not give to a page: outside the allowed folders, hidden, or a
+    credential location (bridge.file_policy, docs/flows.md#file-policy). Raised before the
+    file is read or anything reaches a page; the message names the path, why, and the flag
+    that allows it, so an agent can relay it to the person."""
+
+    code = "path_not_allowed"
+
+    def __init__(self, message: str, path: str, reason: str) -> None:
+        super().__init__(message)
+        self.path = path  # as given
+        self.reason = reason  # "outside" | "hidden" | "protected"
+
+
+class FileAccessOff(BridgeError):
+    """Chrome refused ``DOM.setFileInputFiles`` to bridge's extension ("Not allowed"): the
+    extension has no file access in this browser. bridge never works around that by reading
+    the bytes itself and handing them to the page (docs/flows.md#file-policy)."""
+
+    code = "file_access_off"
+
+    def __init__(self, names: str) -> None:
+        super().__init__(
+            f"Chrome refused to give {names} to the page: the bridge extension is not allowed "
+            "to access files in this browser. Switch it on in Chrome: chrome://extensions → "
+            'bridge → Details → "Allow access to file URLs" (the extension reloads and '
+            "reconnects), then try again. Nothing was uploaded."
+        )
 
 
 class AttachmentFailed(ProviderError):

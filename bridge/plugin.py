@@ -21,7 +21,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +32,7 @@ from bridge.browser import Browser
 from bridge.cdp import CdpSession
 from bridge.core import Bridge
 from bridge.errors import BridgeError
+from bridge.file_policy import FilePolicy
 from bridge.launcher import LaunchedBrowser, find_browser
 from bridge.relay import Relay
 from bridge.relay_registry import ENV_RUNTIME_DIR
@@ -55,6 +56,13 @@ class BridgeOptions:
     link: str = "websocket"
     browser_path: str | None = None
     chrome_args: tuple[str, ...] = field(default_factory=tuple)
+    #: Besides pytest's working directory, where files given to pages may come from
+    #: (``--bridge-allow-path`` / ini ``bridge_allow_paths``; docs/flows.md#file-policy).
+    allow_paths: tuple[Path, ...] = field(default_factory=tuple)
+
+
+#: The option that allows more files, as refusals name it under pytest.
+ALLOW_PATH_OPTION = "--bridge-allow-path"
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -88,6 +96,21 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         default="websocket",
         help="how the launched browser's extension links to the relay: a loopback WebSocket "
         "(default) or through the native host",
+    )
+    group.addoption(
+        ALLOW_PATH_OPTION,
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="a folder (or file) whose files bridge may give to pages (uploads, files with a "
+        "question) besides the working directory; repeatable (docs/flows.md#file-policy)",
+    )
+    parser.addini(
+        "bridge_allow_paths",
+        type="paths",
+        default=[],
+        help="like --bridge-allow-path, one per line, relative to the ini file",
     )
     group.addoption(
         "--bridge-playwright",
@@ -258,6 +281,10 @@ def bridge_options(pytestconfig: pytest.Config) -> BridgeOptions:
         headed=bool(pytestconfig.getoption("headed", default=False)),
         browser_path=pytestconfig.getoption("--browser-path"),
         chrome_args=tuple(pytestconfig.getoption("--chrome-arg")),
+        allow_paths=(
+            *(Path(p) for p in pytestconfig.getini("bridge_allow_paths")),
+            *pytestconfig.getoption(ALLOW_PATH_OPTION),
+        ),
     )
 
 
@@ -322,10 +349,12 @@ async def bridge_runtime(
             state_dir=tmp_path_factory.mktemp("bridge-runtime"),
             runtime_dir=runtime_dir,
             link=bridge_options.link,
+            allow_paths=bridge_options.allow_paths,
         )
     )
     try:
         await runtime.start()
+        runtime.bridge.file_policy = replace(runtime.bridge.file_policy, flag=ALLOW_PATH_OPTION)
         yield runtime
     finally:
         await runtime.stop()
@@ -392,13 +421,18 @@ async def new_tab(extension_link: Browser) -> AsyncIterator[NewTab]:
 @pytest_asyncio.fixture(loop_scope="session")
 async def bridge(
     extension_link: Browser,
+    bridge_options: BridgeOptions,
     tmp_path_factory: pytest.TempPathFactory,
     request: pytest.FixtureRequest,
 ) -> AsyncIterator[Bridge]:
-    """The facade the MCP server uses, with a fresh state directory; its tabs close afterwards."""
+    """The facade the MCP server uses, with a fresh state directory; its tabs close afterwards.
+    Files it gives to pages come from the working directory and ``--bridge-allow-path``
+    (``bridge.file_policy = bridge.file_policy.allowing(tmp_path)`` adds a test's own)."""
     before = set(extension_link.sessions)
     state = tmp_path_factory.mktemp("bridge-state")
-    yield Bridge(extension_link, state_dir=state, session_key=f"test-{request.node.name}"[:80])
+    policy = FilePolicy.create(bridge_options.allow_paths, flag=ALLOW_PATH_OPTION)
+    key = f"test-{request.node.name}"[:80]
+    yield Bridge(extension_link, state_dir=state, session_key=key, file_policy=policy)
     for tab_id in set(extension_link.sessions) - before:
         await _close_quietly(extension_link, tab_id)
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from bridge.browser import Browser
 from bridge.cdp_endpoint import CdpEndpoint
 from bridge.core import Bridge
-from bridge.launcher import LaunchedBrowser, LaunchOptions
+from bridge.file_policy import FilePolicy
+from bridge.launcher import LaunchedBrowser, LaunchOptions, default_profile_dir
 from bridge.link import ExtensionLink
 from bridge.providers.flow import AskFlow
 from bridge.relay import LINK_MODES, PORT_RANGE, Relay
@@ -30,8 +31,10 @@ from bridge.waiting import scaled
 __all__ = [
     "Runtime",
     "RuntimeOptions",
+    "add_allow_path_argument",
     "add_runtime_arguments",
     "display_available",
+    "file_policy",
     "options_from_args",
 ]
 
@@ -62,6 +65,9 @@ class RuntimeOptions:
     #: How the extension links to this relay: "websocket", or "native" through the host.
     link: str = "websocket"
     native_host: bool = True  # with launch: register the native host in the profile
+    #: Folders (or files) besides the working directory whose files may be given to a page
+    #: (``--allow-path``; docs/flows.md#file-policy).
+    allow_paths: Sequence[Path] = ()
 
 
 def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True) -> None:
@@ -99,6 +105,29 @@ def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True
     s.add_argument("--session-key", help="conversation key (default: the working directory name)")
 
 
+def add_allow_path_argument(parser: argparse.ArgumentParser) -> None:
+    """``--allow-path DIR``, on the entry points that give files to pages."""
+    parser.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="a folder (or file) whose files may be given to pages (uploads, files with a "
+        "question), besides the working directory; repeatable. Hidden files and credential "
+        "folders are refused unless an --allow-path names them (docs/flows.md#file-policy)",
+    )
+
+
+def file_policy(options: RuntimeOptions) -> FilePolicy:
+    """Which files may go to a page: the working directory and ``options.allow_paths``,
+    never the state folder or the launched browser's profile (docs/flows.md#file-policy)."""
+    protect = [options.state_dir or default_state_dir()]
+    if options.launch and not options.isolated:
+        protect.append(options.profile_dir or default_profile_dir())
+    return FilePolicy.create(options.allow_paths, protect=protect)
+
+
 def options_from_args(args: argparse.Namespace) -> RuntimeOptions:
     return RuntimeOptions(
         launch=args.launch,
@@ -111,6 +140,7 @@ def options_from_args(args: argparse.Namespace) -> RuntimeOptions:
         relay_port=args.relay_port,
         link=args.link,
         session_key=getattr(args, "session_key", None),
+        allow_paths=tuple(getattr(args, "allow_path", ())),
     )
 
 
@@ -168,6 +198,7 @@ class Runtime:
             session_key=opts.session_key,
             flow=opts.flow,
             tool_settings=opts.tool_settings,
+            file_policy=file_policy(opts),
         )
         if opts.cdp:
             state_dir = opts.state_dir or default_state_dir()

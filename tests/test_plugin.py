@@ -46,5 +46,36 @@ def test_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
         "--bridge-reports",
         "--bridge-playwright",
         "--bridge-cdp-url",
+        "--bridge-allow-path",
     ):
         result.stdout.fnmatch_lines(["bridge: real Chrome*", f"*{option}*"])
+
+
+ALLOW_TESTS = """
+import pytest
+from pathlib import Path
+from bridge.errors import PathNotAllowed
+
+@pytest.mark.asyncio
+async def test_the_bridge_fixture_gives_pages_only_allowed_files(bridge):
+    policy = bridge.file_policy
+    assert policy.check("notes.txt") == Path.cwd().resolve() / "notes.txt"
+    assert policy.check("INI/a.pdf") and policy.check("CLI/b.pdf")
+    with pytest.raises(PathNotAllowed, match="restart bridge with --bridge-allow-path "):
+        policy.check("OUT/c.pdf")
+    with pytest.raises(PathNotAllowed, match="hidden"):
+        policy.check(".env")
+"""
+
+
+def test_allowed_paths_come_from_the_ini_and_the_option(pytester: pytest.Pytester) -> None:
+    ini, cli = pytester.path / "from-ini", pytester.path.parent / "from-cli"
+    out = pytester.path.parent / "elsewhere"
+    pytester.makeini("[pytest]\nbridge_allow_paths =\n    from-ini\n")
+    tests = ALLOW_TESTS.replace("INI", str(ini)).replace("CLI", str(cli))
+    pytester.makepyfile(test_user=tests.replace("OUT", str(out)))
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning",
+        f"--bridge-allow-path={cli}",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1)

@@ -40,7 +40,13 @@ from bridge.mcp.auth import (
 )
 from bridge.mcp.server import DEFAULT_GROUPS, build_server, parse_groups
 from bridge.redaction import UVICORN_LOGGERS, redact_request_logs
-from bridge.runtime import Runtime, add_runtime_arguments, options_from_args, start_error
+from bridge.runtime import (
+    Runtime,
+    add_allow_path_argument,
+    add_runtime_arguments,
+    options_from_args,
+    start_error,
+)
 from bridge.state import default_state_dir
 from bridge.token_command import show_command
 from bridge.tools.browsing import ToolSettings
@@ -77,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         "network in clear (anyone on the way can take it)",
     )
     add_runtime_arguments(p)
+    add_allow_path_argument(p)
     g = p.add_argument_group("tools")
     g.add_argument(
         "--tools",

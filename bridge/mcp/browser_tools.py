@@ -292,7 +292,14 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
     @server.tool()
     async def browser_file_upload(
         target: Target,
-        paths: Annotated[list[str], Field(description="Absolute paths of files on this machine.")],
+        paths: Annotated[
+            list[str],
+            Field(
+                description="Paths of files on this machine, under bridge's working directory "
+                "or a path the person allowed with --allow-path; hidden files and credential "
+                "folders are refused (path_not_allowed)."
+            ),
+        ],
         ctx: Context,
         tab: Tab = None,
     ) -> CallToolResult:

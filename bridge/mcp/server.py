@@ -13,7 +13,7 @@ from pydantic import Field
 
 from bridge import __version__
 from bridge.cdp import CdpSession
-from bridge.core import Bridge, read_files
+from bridge.core import Bridge
 from bridge.errors import BridgeError
 from bridge.inspect_page import accessibility_outline, dom_matches, screenshot
 from bridge.jobs import Job
@@ -74,8 +74,11 @@ Files = Annotated[
         "on (absolute, or relative to its working directory). Small UTF-8 text files go "
         'into the question between <file name="…"> and </file> lines; other files are '
         "attached through the site's upload button. At most 10 files, 25 MB each, 50 MB "
-        "in all (docs/sites.md#attachments). Gemini asks once for consent to uploads: until "
-        "the person has agreed in its tab, the call fails with consent_required, nothing sent.",
+        "in all (docs/sites.md#attachments). Only files under bridge's working directory or "
+        "a path the person allowed with --allow-path; hidden files (.env, .git, …) and "
+        "credential folders (~/.ssh, …) are refused (path_not_allowed). Gemini asks once "
+        "for consent to uploads: until the person has agreed in its tab, the call fails "
+        "with consent_required, nothing sent.",
     ),
 ]
 Mode = Annotated[
@@ -224,7 +227,7 @@ def _register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> 
         bridge = get_bridge()
         started = asyncio.get_running_loop().time()
         try:
-            attachments = await read_files(files)  # once for both; refused before either asks
+            attachments = await bridge.read_files(files)  # once for both, before either asks
             modes = {"chatgpt": chatgpt_mode, "gemini": gemini_mode}
             jobs = [
                 await bridge.start_job(

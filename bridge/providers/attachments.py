@@ -11,8 +11,11 @@ A file travels one of two ways:
   (C1.13; Gemini's menu item after its "Upload & tools" menu opens, G8.1), and puts the
   files into the input the chooser belongs to (``Page.fileChooserOpened`` names it).
 
-The files are read and checked against :class:`Limits` by :func:`prepare_files` before
-anything is typed (``AttachmentRefused``); ``bridge.providers.uploads`` carries the uploads.
+Every path passes the file policy first (``bridge.file_policy``, docs/flows.md#file-policy:
+inside the working directory or an ``--allow-path``, nothing hidden, no credential store),
+before any file is read (``PathNotAllowed``); then the files are read and checked against
+:class:`Limits` by :func:`prepare_files` before anything is typed (``AttachmentRefused``);
+``bridge.providers.uploads`` carries the uploads.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.errors import AttachmentRefused
+from bridge.file_policy import FilePolicy
 
 __all__ = ["KB", "LIMITS", "MB", "Attachments", "FilePart", "Limits", "prepare_files"]
 
@@ -55,7 +59,7 @@ class FilePart:
     """One file as read: its bytes, and its text when it is UTF-8 text."""
 
     given: str  # the path as the caller wrote it (for messages)
-    path: Path  # absolute
+    path: Path  # resolved (symlinks followed) and allowed by the file policy
     name: str  # what the site and the question show: the file's name
     data: bytes = field(repr=False)
     text: str | None = field(repr=False)
@@ -124,9 +128,17 @@ def _as_text(data: bytes) -> str | None:
     return text.replace("\r\n", "\n")
 
 
-def prepare_files(paths: Sequence[str | PathLike[str]], limits: Limits = LIMITS) -> Attachments:
-    """Read ``paths`` and decide how each travels; ``AttachmentRefused`` names the first file
-    that cannot go (missing, not a file, unreadable, over a limit) and what to do."""
+def prepare_files(
+    paths: Sequence[str | PathLike[str]],
+    limits: Limits = LIMITS,
+    *,
+    policy: FilePolicy | None = None,
+) -> Attachments:
+    """Read ``paths`` and decide how each travels. ``PathNotAllowed`` when the file policy
+    (default: the working directory only) refuses one, checked for every path before any is
+    read; ``AttachmentRefused`` names the first file that cannot go (missing, not a file,
+    unreadable, over a limit) and what to do."""
+    policy = policy if policy is not None else FilePolicy.create()
     if len(paths) > limits.max_files:
         raise AttachmentRefused(
             str(paths[limits.max_files]),
@@ -134,18 +146,18 @@ def prepare_files(paths: Sequence[str | PathLike[str]], limits: Limits = LIMITS)
             "Send fewer files (small text files can be joined into one), or ask in several "
             "questions",
         )
+    allowed = policy.check_all(paths)  # all of them before any is read
     parts: list[FilePart] = []
     total = 0
-    for raw in paths:
+    for raw, path in zip(paths, allowed, strict=True):
         given = str(raw)
-        path = Path(raw).expanduser()
         try:
             info = path.stat()
         except FileNotFoundError:
             raise AttachmentRefused(
                 given,
                 "it does not exist",
-                f"Check the path (a relative path is read from {Path.cwd()}, where bridge runs)",
+                f"Check the path (a relative path is read from {policy.base}, where bridge runs)",
             ) from None
         except OSError as exc:
             raise AttachmentRefused(
@@ -171,8 +183,8 @@ def prepare_files(paths: Sequence[str | PathLike[str]], limits: Limits = LIMITS)
         parts.append(
             FilePart(
                 given=given,
-                path=path.resolve(),
-                name=path.name,
+                path=path,
+                name=path.name,  # the name Chrome gives the upload: the real file's
                 data=data,
                 text=_as_text(data),
                 mime=mime,

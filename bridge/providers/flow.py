@@ -33,7 +33,7 @@ from bridge.providers.extraction import extract
 from bridge.providers.modes import choose_mode
 from bridge.providers.network_answer import answer_stream
 from bridge.providers.specs import AskOptions, ProviderSpec, provider_spec
-from bridge.providers.uploads import ATTACH_METHODS, AttachMethod, attach_files
+from bridge.providers.uploads import attach_files
 from bridge.results import AskResult, Provider
 from bridge.state import StateStore
 
@@ -49,8 +49,6 @@ class AskFlow:
     send_methods: Sequence[SendMethod] = SEND_METHODS
     completion: CompletionStrategy = wait_for_completion
     settings: CompletionSettings = field(default_factory=CompletionSettings)
-    #: How files reach the site's file input (docs/sites.md#attachments), tried in order.
-    attach_methods: Sequence[AttachMethod] = ATTACH_METHODS
 
     def inputs_for(self, spec: ProviderSpec) -> Sequence[InputMethod]:
         if self.input_methods is not None:
@@ -104,7 +102,7 @@ async def run_ask(
     if files:
         # Uploads first, and finished, so the send never races them (input_ms includes it).
         await ctx.progress("attach")
-        methods = await attach_files(ctx, files.uploads, flow.attach_methods)
+        methods = await attach_files(ctx, files.uploads)
         ctx.used.attachments = files.summary(methods)
     await ctx.progress("input")
     await composer.type_question(ctx, flow.inputs_for(spec))

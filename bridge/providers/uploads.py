@@ -14,35 +14,40 @@ watched for from the click on: it ends the ask at once with ``ConsentRequired`` 
 after the chooser's wait with a vague failure, and bridge never answers it (agreeing is the
 person's decision, not an agent's).
 
-How the bytes reach the input (``ATTACH_METHODS``, tried in order): ``DOM.setFileInputFiles``
-with the files' paths, which Chrome may refuse to an extension's debugger (it needs the
-extension's file access); then ``page_bytes``: the bytes travel base64-encoded in pieces
-through ``Runtime.callFunctionOn`` (each message well under the native link's 1 MB), the
-page builds ``File`` objects, and a ``DataTransfer`` puts them into the input with the
-``input`` and ``change`` events a real choice fires.
+How the files reach the input: ``DOM.setFileInputFiles`` with their paths (resolved and
+allowed by the file policy when they were read), so Chrome reads them itself. Chrome refuses
+that to an extension without file access; the ask then ends with ``FileAccessOff``, saying
+which switch to turn on. bridge never reads the bytes into the page instead
+(bridge.file_input, docs/flows.md#file-policy).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bridge.cdp import CdpSession, JavaScriptError
-from bridge.errors import AttachmentFailed, BridgeError, BridgeTimeout, ConsentRequired
+from bridge.errors import (
+    AttachmentFailed,
+    BridgeError,
+    BridgeTimeout,
+    ConsentRequired,
+    FileAccessOff,
+)
+from bridge.file_input import set_input_files
 from bridge.providers.attachments import KB, FilePart
 from bridge.providers.composer import trusted_click
 from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
 from bridge.waiting import Waiter, scaled
 
-__all__ = ["ATTACH_METHODS", "AttachMethod", "attach_files"]
+__all__ = ["SET_FILE_INPUT_FILES", "attach_files"]
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +56,9 @@ CHOOSER_S = 8.0  # click (and menu item) to file chooser
 UPLOAD_BASE_S = 60.0  # chips and the end of the upload requests: this, plus …
 UPLOAD_BYTES_PER_S = 250 * KB  # … one second per 250 kB (a slow uplink)
 UPLOAD_QUIET_S = 0.5  # no upload request for this long: the site's uploads have ended
-CHUNK_BYTES = 384 * 1024  # raw bytes per page_bytes message (512 KiB of base64)
 _GROUP = "bridge-attachments"
+#: The one way files reach the input (``used.attachments[].method``).
+SET_FILE_INPUT_FILES = "set_file_input_files"
 
 
 @dataclass(frozen=True)
@@ -62,59 +68,6 @@ class _Input:
     ref: dict[str, Any]  # {"backendNodeId": n} or {"objectId": "…"}
     multiple: bool
     via: str  # "file_chooser" | "file_input"
-
-
-@dataclass(frozen=True)
-class AttachMethod:
-    """One way of putting files into a file input; raises ``BridgeError`` when it cannot."""
-
-    name: str
-    apply: Callable[[CdpSession, _Input, Sequence[FilePart]], Awaitable[None]]
-
-
-async def _set_file_input_files(tab: CdpSession, target: _Input, files: Sequence[FilePart]) -> None:
-    await tab.send("DOM.setFileInputFiles", {"files": [str(f.path) for f in files], **target.ref})
-
-
-_STORE_PIECE = """function (index, b64) {
-  const bytes = typeof Uint8Array.fromBase64 === 'function'
-    ? Uint8Array.fromBase64(b64) : Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-  (this.parts[index] = this.parts[index] || []).push(bytes);
-  return bytes.length;
-}"""
-
-_GIVE_FILES = """function (holder, metas) {
-  const dt = new DataTransfer();
-  metas.forEach((m, i) => dt.items.add(
-    new File(holder.parts[i] || [], m.name, { type: m.type, lastModified: m.lastModified })));
-  this.files = dt.files;
-  this.dispatchEvent(new Event('input', { bubbles: true }));
-  this.dispatchEvent(new Event('change', { bubbles: true }));
-  return metas.length;
-}"""
-
-
-async def _page_bytes(tab: CdpSession, target: _Input, files: Sequence[FilePart]) -> None:
-    """Build the files in the page from their bytes and hand them to the input."""
-    try:
-        input_id = target.ref.get("objectId")
-        if input_id is None:
-            resolved = await tab.send("DOM.resolveNode", {**target.ref, "objectGroup": _GROUP})
-            input_id = resolved["object"]["objectId"]
-        made = await tab.send(
-            "Runtime.evaluate",
-            {"expression": "({parts: []})", "objectGroup": _GROUP, "returnByValue": False},
-        )
-        holder = made["result"]["objectId"]
-        for index, part in enumerate(files):
-            for start in range(0, part.size, CHUNK_BYTES):
-                piece = base64.b64encode(part.data[start : start + CHUNK_BYTES]).decode("ascii")
-                await _call(tab, holder, _STORE_PIECE, [{"value": index}, {"value": piece}])
-        metas = [{"name": f.name, "type": f.mime, "lastModified": f.modified_ms} for f in files]
-        await _call(tab, input_id, _GIVE_FILES, [{"objectId": holder}, {"value": metas}])
-    finally:
-        with contextlib.suppress(BridgeError):
-            await tab.send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
 
 
 async def _call(tab: CdpSession, object_id: str, function: str, arguments: list[Any]) -> Any:
@@ -134,18 +87,10 @@ async def _call(tab: CdpSession, object_id: str, function: str, arguments: list[
     return result.get("result", {}).get("value")
 
 
-ATTACH_METHODS: tuple[AttachMethod, ...] = (
-    AttachMethod("set_file_input_files", _set_file_input_files),
-    AttachMethod("page_bytes", _page_bytes),
-)
-
-
-async def attach_files(
-    ctx: AskContext, files: Sequence[FilePart], methods: Sequence[AttachMethod] = ATTACH_METHODS
-) -> list[str]:
+async def attach_files(ctx: AskContext, files: Sequence[FilePart]) -> list[str]:
     """Stage ``files`` in the composer through the site's upload control and wait until the
     site has them; returns the method that carried each file. ``AttachmentFailed`` when
-    the site never shows them."""
+    the site never shows them, ``FileAccessOff`` when Chrome refuses the extension files."""
     if not files:
         return []
     selectors = ctx.spec.pack.selectors
@@ -169,8 +114,8 @@ async def attach_files(
                 target = await _file_input(ctx)
                 group = pending if target.multiple else pending[:1]
                 traffic.touch()
-                method = await _give(ctx, target, group, methods)
-                used.extend([method] * len(group))
+                await _give(ctx, target, group)
+                used.extend([SET_FILE_INPUT_FILES] * len(group))
                 pending = pending[len(group) :]
         finally:
             if ctx.tab.ended is None:
@@ -181,26 +126,18 @@ async def attach_files(
     return used
 
 
-async def _give(
-    ctx: AskContext, target: _Input, files: Sequence[FilePart], methods: Sequence[AttachMethod]
-) -> str:
-    """Put ``files`` into ``target`` by the first method that works."""
-    errors: list[str] = []
-    for method in methods:
-        try:
-            await method.apply(ctx.tab, target, files)
-        except BridgeError as exc:
-            log.info("attaching by %s failed: %s", method.name, exc)
-            errors.append(f"{method.name}: {exc}")
-            continue
-        if method.name != methods[0].name:
-            ctx.used.fallbacks.append(f"attach:{method.name}")
-        return method.name
-    raise AttachmentFailed(
-        ctx.provider,
-        f"no way of giving {', '.join(f.name for f in files)} to the {ctx.provider} page "
-        f"worked ({'; '.join(errors) or 'none tried'}). Reload the tab and ask again.",
-    )
+async def _give(ctx: AskContext, target: _Input, files: Sequence[FilePart]) -> None:
+    """Put ``files`` into ``target`` by their paths; Chrome reads them (bridge.file_input)."""
+    try:
+        await set_input_files(ctx.tab, target.ref, [f.path for f in files])
+    except FileAccessOff:
+        raise
+    except BridgeError as exc:
+        raise AttachmentFailed(
+            ctx.provider,
+            f"Chrome did not put {', '.join(f.name for f in files)} into the {ctx.provider} "
+            f"page's file input ({exc}). Reload the tab and ask again.",
+        ) from exc
 
 
 async def _file_input(ctx: AskContext) -> _Input:

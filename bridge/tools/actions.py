@@ -9,13 +9,11 @@ it into view; bounded by the action timeout, after which the error names what bl
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import mimetypes
 from pathlib import Path
 from typing import Any
 
 from bridge.errors import BridgeError, CdpError
+from bridge.file_input import set_input_files
 from bridge.tools.element import Element
 from bridge.tools.keys import chord_modifiers, key_events
 from bridge.tools.targets import TabState
@@ -245,59 +243,29 @@ async def drag(state: TabState, source: Element, target: Element, timeout: float
     await _mouse(state, "mouseReleased", tx, ty, button="left", clickCount=1, buttons=0)
 
 
-_FILES_JS = """function (files) {
+_FILE_INPUT_JS = """function (count) {
   if (this.tagName !== 'INPUT' || this.type !== 'file') return 'not an <input type=file>';
-  if (!this.multiple && files.length > 1) return 'this file input takes one file';
-  const transfer = new DataTransfer();
-  for (const f of files) {
-    const bytes = Uint8Array.from(atob(f.data), (c) => c.charCodeAt(0));
-    transfer.items.add(new File([bytes], f.name, { type: f.type, lastModified: f.modified }));
-  }
-  this.files = transfer.files;
-  this.dispatchEvent(new Event('input', { bubbles: true }));
-  this.dispatchEvent(new Event('change', { bubbles: true }));
+  if (!this.multiple && count > 1) return 'this file input takes one file';
   return '';
 }"""
-
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 
 
 async def upload_files(state: TabState, element: Element, paths: list[Path], timeout: float) -> str:
     """Put files into an ``<input type=file>``; returns the method that worked.
 
-    ``DOM.setFileInputFiles`` first (Chrome refuses it to extensions in some versions:
-    "Not allowed"); then the page's own DataTransfer, which gives the input real ``File``
-    objects with the same names, types and bytes.
+    ``paths`` passed the file policy (``BrowserTools.file_upload``). Chrome reads them
+    itself (``DOM.setFileInputFiles``); when it refuses the extension, ``FileAccessOff``
+    says what to switch on: bridge never reads the bytes to hand them to the page
+    (bridge.file_input).
     """
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         raise ActionBlocked(f"no such file: {', '.join(missing)}")
-    total = sum(p.stat().st_size for p in paths)
-    if total > MAX_UPLOAD_BYTES:
-        raise ActionBlocked(
-            f"the files are {total / 1e6:.1f} MB together; at most "
-            f"{MAX_UPLOAD_BYTES / 1e6:.0f} MB go through the page"
-        )
     await actionable_point(state, element, "upload to", timeout, hit=False)
-    try:
-        await state.tab.send(
-            "DOM.setFileInputFiles",
-            {"files": [str(p.resolve()) for p in paths], "objectId": element.object_id},
-            session_id=element.session_id,
-        )
-        return "set_file_input_files"
-    except CdpError:
-        pass  # refused under chrome.debugger: give the page the bytes instead
-    files = [
-        {
-            "name": p.name,
-            "type": mimetypes.guess_type(p.name)[0] or "application/octet-stream",
-            "data": base64.b64encode(await asyncio.to_thread(p.read_bytes)).decode(),
-            "modified": int(p.stat().st_mtime * 1000),
-        }
-        for p in paths
-    ]
-    problem = await element.call(_FILES_JS, files)
+    problem = await element.call(_FILE_INPUT_JS, len(paths))
     if problem:
         raise ActionBlocked(f"could not upload to {element.description}: {problem}")
-    return "data_transfer"
+    await set_input_files(
+        state.tab, {"objectId": element.object_id}, paths, session_id=element.session_id
+    )
+    return "set_file_input_files"

@@ -17,11 +17,11 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from bridge.browser import Browser, TabInfo
 from bridge.errors import BridgeError, BridgeTimeout, CdpError, CommandFailed
+from bridge.file_policy import FilePolicy
 from bridge.page_script import PageScript
 from bridge.tools import actions
 from bridge.tools.dom import dom_page
@@ -58,9 +58,17 @@ class ToolSettings:
 
 
 class ToolHub:
-    def __init__(self, browser: Browser, settings: ToolSettings | None = None) -> None:
+    def __init__(
+        self,
+        browser: Browser,
+        settings: ToolSettings | None = None,
+        *,
+        files: FilePolicy | None = None,
+    ) -> None:
         self.browser = browser
         self.settings = settings or ToolSettings()
+        #: Which files ``file_upload`` may give to a page (docs/flows.md#file-policy).
+        self.files = files if files is not None else FilePolicy.create()
         self.states: dict[int, TabState] = {}
         self._clients: dict[str, BrowserTools] = {}
 
@@ -506,9 +514,10 @@ class BrowserTools:
     async def file_upload(
         self, target: str, paths: list[str], tab: int | None = None
     ) -> ActionReport:
+        # Before the page is touched: a path a page talked the agent into is refused here.
+        files = self.hub.files.check_all(paths)
         state = await self._state(tab)
         el = await resolve_target(state, target, timeout=self.timeout)
-        files = _paths(paths)
         how: list[str] = []
 
         async def go() -> None:
@@ -733,10 +742,6 @@ async def _evaluate_across_navigation(state: TabState, expression: str) -> Any:
         if "context" not in str(exc).lower():
             raise
         return await state.tab.evaluate(expression)
-
-
-def _paths(paths: list[str]) -> list[Path]:
-    return [Path(p).expanduser() for p in paths]
 
 
 def _truthy(value: Any) -> bool:

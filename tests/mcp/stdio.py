@@ -12,7 +12,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment, stdio_client
 
 from bridge.fakes import FakeSites
 
@@ -26,13 +26,25 @@ def server_args(fake_sites: FakeSites, state: Path, *extra: str) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def stdio_server(fake_sites: FakeSites, state: Path) -> AsyncIterator[Client]:
+async def stdio_server(
+    fake_sites: FakeSites,
+    state: Path,
+    *extra: str,
+    cwd: Path = ROOT,
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[Client]:
     """A stdio server for the length of the block (entered and left by the same task; its
     stderr in ``state/stderr.log``). A server killed inside the block is gone: leaving it
-    only tidies the client up."""
+    only tidies the client up. ``extra`` arguments, the working directory and environment
+    changes (e.g. ``HOME``) are the server's as a person would start it."""
     state.mkdir(parents=True, exist_ok=True)
     params = StdioServerParameters(
-        command=sys.executable, args=server_args(fake_sites, state), cwd=str(ROOT)
+        command=sys.executable,
+        args=server_args(fake_sites, state, *extra),
+        cwd=str(cwd),
+        # What the client passes by default, plus the checkout (the working directory may
+        # be elsewhere) and the changes asked for.
+        env={**get_default_environment(), "PYTHONPATH": str(ROOT), **(env or {})},
     )
     with open(state / "stderr.log", "a") as errlog:
         client = Client(stdio_client(params, errlog=errlog))
