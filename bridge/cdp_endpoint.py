@@ -25,7 +25,8 @@ import itertools
 import json
 import logging
 import re
-import shutil
+import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,14 @@ from websockets.protocol import State
 
 from bridge.browser import Browser, TabInfo
 from bridge.cdp import CdpSession
+from bridge.cdp_downloads import (
+    DownloadRefused,
+    DownloadStart,
+    copy_download,
+    download_target,
+    is_download_guid,
+    source_facts,
+)
 from bridge.errors import BridgeError, CdpError, CommandFailed
 from bridge.waiting import scaled
 
@@ -51,6 +60,9 @@ _DEBUGGABLE = re.compile(r"^(https?:|about:blank|data:|file:)")
 MAX_IN_FLIGHT = 256
 #: Frames of one client received and not yet read; past this the socket is not read either.
 MAX_QUEUED_FRAMES = 64
+#: Downloads of one client remembered from their start to their end (a bound, not a limit
+#: anyone reaches: a finished download's entry is needed until its last event).
+MAX_DOWNLOADS = 256
 
 
 def parse_command(frame: str | bytes) -> Params | str:
@@ -88,11 +100,6 @@ def _bound_reading(ws: ServerConnection) -> None:
         assembler.high, assembler.low = MAX_QUEUED_FRAMES, MAX_QUEUED_FRAMES // 4
 
 
-def _copy(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-
-
 def target_id(info: TabInfo) -> str:
     """The tab's DevTools target id: its main frame id, which CDP clients rely on."""
     return info.target_id or f"tab-{info.tab_id}"
@@ -111,9 +118,12 @@ def target_info(info: TabInfo, *, attached: bool, context: str = CONTEXT_ID) -> 
 
 
 class CdpEndpoint:
-    def __init__(self, browser: Browser, token: str) -> None:
+    def __init__(self, browser: Browser, token: str, *, downloads_dir: Path | None = None) -> None:
         self.browser = browser
         self.token = token
+        #: Where the browser saves downloads, when bridge knows it (a browser it launched
+        #: with a temporary profile: bridge.launcher); None: anywhere (the person's Chrome).
+        self.downloads_dir = downloads_dir
         self.clients: set[CdpClient] = set()
 
     def product(self) -> str:
@@ -197,7 +207,8 @@ class CdpClient:
     download_path: str | None = None
     download_events: bool = False
     download_by_guid: bool = False
-    _download_urls: dict[str, str] = field(default_factory=dict)  # guid -> url
+    #: Downloads announced (Page.downloadWillBegin), by guid, oldest first.
+    _downloads: OrderedDict[str, DownloadStart] = field(default_factory=OrderedDict)
     _ids: Any = field(default_factory=lambda: itertools.count(1))
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     #: Commands under way now, and the most there ever were at once (at most MAX_IN_FLIGHT).
@@ -581,24 +592,47 @@ class CdpClient:
             self._spawn(self._event("Target.targetDestroyed", {"targetId": alias.target}))
 
     async def _download_event(self, method: str, params: Params) -> None:
-        """Page-level download events as the browser-level ones clients listen to."""
-        guid = str(params.get("guid", ""))
+        """Page-level download events as the browser-level ones clients listen to (the guid
+        is a UUID: ``_forward`` checked it)."""
+        guid = str(params["guid"])
         if method == "Page.downloadWillBegin":
-            self._download_urls[guid] = str(params.get("url", ""))
+            self._downloads[guid] = DownloadStart(
+                str(params.get("url", "")), str(params.get("suggestedFilename", "")), time.time()
+            )
+            while len(self._downloads) > MAX_DOWNLOADS:
+                self._downloads.popitem(last=False)
             await self._event("Browser.downloadWillBegin", params)
             return
         if params.get("state") == "completed" and self.download_path and self.download_by_guid:
             try:
-                found = await self.browser.request(
-                    "downloadInfo", {"url": self._download_urls.get(guid, ""), "timeoutMs": 5000}
-                )
-                if found.get("path"):
-                    target = Path(self.download_path) / guid
-                    await asyncio.to_thread(_copy, Path(found["path"]), target)
+                await self._copy_download(guid)
             except (BridgeError, OSError) as exc:
-                log.warning("download %s not copied for the client: %s", guid, exc)
+                # The reason names paths and the guid, never a token.
+                log.warning("download %r not copied for the DevTools client: %s", guid, exc)
                 params = {**params, "state": "canceled"}
         await self._event("Browser.downloadProgress", params)
+
+    async def _copy_download(self, guid: str) -> None:
+        """The finished download, copied to ``<downloadPath>/<guid>`` if ``download_target``
+        accepts what the extension link reported; DownloadRefused (nothing written) if not."""
+        start = self._downloads.get(guid)
+        if start is None:
+            raise DownloadRefused(f"no Page.downloadWillBegin was seen for download {guid}")
+        found = await self.browser.request("downloadInfo", {"url": start.url, "timeoutMs": 5000})
+        path = found.get("path")
+        if not isinstance(path, str) or not path:
+            raise DownloadRefused("the browser did not say where it saved the download")
+        assert self.download_path is not None  # checked by the caller
+        browser_dir = self.endpoint.downloads_dir
+        facts = await asyncio.to_thread(source_facts, path)
+        target = download_target(
+            guid,
+            client_dir=self.download_path,
+            start=start,
+            source=facts,
+            browser_dir=await asyncio.to_thread(browser_dir.resolve) if browser_dir else None,
+        )
+        await asyncio.to_thread(copy_download, facts, target)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -662,8 +696,16 @@ class CdpClient:
     def _forward(self, alias: _Alias, method: str, params: Params, child: str | None) -> None:
         if alias.session_id not in self.aliases:
             return
-        if self.download_events and child is None and method.startswith("Page.download"):
-            self._spawn(self._download_event(method, params))
+        if method.startswith("Page.download"):
+            if not is_download_guid(params.get("guid")):
+                # Clients read and delete <downloadPath>/<guid>: a guid that is no UUID
+                # ("../../.bashrc") comes from no Chrome, and no client hears of it.
+                log.warning(
+                    "%s with a guid that is not a UUID dropped: %r", method, params.get("guid")
+                )
+                return
+            if self.download_events and child is None:
+                self._spawn(self._download_event(method, params))
         if method == "Target.attachedToTarget" and params.get("sessionId"):
             self.children[str(params["sessionId"])] = alias.session_id
         message: Params = {

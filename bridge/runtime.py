@@ -175,6 +175,8 @@ class Runtime:
             except BaseException:
                 await self.relay.stop()
                 raise
+            if self.relay.cdp is not None:  # known once the profile is (launched.start)
+                self.relay.cdp.downloads_dir = self.launched.downloads_dir
         return self
 
     @property
