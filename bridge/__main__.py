@@ -40,6 +40,7 @@ from bridge.runtime import (
 )
 from bridge.state import StateStore
 from bridge.terminal_progress import TerminalProgress
+from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
 
 
@@ -108,6 +109,8 @@ async def _cdp_main(args: argparse.Namespace) -> int:
     (SIGTERM, SIGINT, or stdin closing)."""
     options = options_from_args(args)
     options.cdp = True
+    # The endpoint opens file: URLs only with the person's opt-in, as the browser tools do.
+    options.tool_settings = ToolSettings(allow_file_urls=args.allow_file_urls)
     runtime = Runtime(options)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -362,6 +365,11 @@ def main(argv: list[str] | None = None) -> int:
         "cdp", help="serve a DevTools endpoint for Playwright/Puppeteer through the extension"
     )
     add_runtime_arguments(cdp)
+    cdp.add_argument(
+        "--allow-file-urls",
+        action="store_true",
+        help="let DevTools clients open and drive file: URLs (the person's local files)",
+    )
     native = sub.add_parser(
         "install-native-host",
         help="register bridge's native host with a browser: the extension then learns of "

@@ -168,7 +168,12 @@ class Runtime:
         if opts.cdp:
             state_dir = opts.state_dir or default_state_dir()
             token, _ = load_or_create_token(state_dir / "cdp-token")
-            self.relay.cdp = CdpEndpoint(self.browser, token)
+            settings = opts.tool_settings
+            self.relay.cdp = CdpEndpoint(
+                self.browser,
+                token,
+                allow_file_urls=settings.allow_file_urls if settings else False,
+            )
         if self.launched is not None:
             try:
                 await self.launched.start()
