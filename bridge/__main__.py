@@ -47,6 +47,7 @@ from bridge.runtime import (
 from bridge.state import StateStore, default_state_dir
 from bridge.terminal_progress import TerminalProgress
 from bridge.token_command import show_command
+from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
 
 
@@ -156,6 +157,8 @@ async def _cdp_main(args: argparse.Namespace) -> int:
     (SIGTERM, SIGINT, or stdin closing)."""
     options = options_from_args(args)
     options.cdp = True
+    # The endpoint opens file: URLs only with the person's opt-in, as the browser tools do.
+    options.tool_settings = ToolSettings(allow_file_urls=args.allow_file_urls)
     runtime = Runtime(options)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -426,6 +429,11 @@ def main(argv: list[str] | None = None) -> int:
         "configuration: bridge token mcp, bridge token cdp [--url].",
     )
     token_command.add_arguments(token)
+    cdp.add_argument(
+        "--allow-file-urls",
+        action="store_true",
+        help="let DevTools clients open and drive file: URLs (the person's local files)",
+    )
     native = sub.add_parser(
         "install-native-host",
         help="register bridge's native host with a browser: the extension then learns of "

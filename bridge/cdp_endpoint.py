@@ -9,6 +9,15 @@ here: version, targets, auto-attach, sessions, contexts. Tabs are attached lazil
 first command a client sends to them. Each client has its own sessions; a client that
 disconnects detaches nothing another user needs, and never closes the browser.
 
+A client opens only what bridge's browser tools may open (``bridge.tools.urls``):
+``Target.createTarget`` and ``Page.navigate``, in any session (page, iframe or browser), are
+refused ``file:`` URLs unless the person started bridge with ``--allow-file-urls``, and every
+``chrome-extension:`` URL (in bridge's own popup a script has ``chrome.debugger``). A tab
+showing such a page is never listed, announced or sent commands, and neither is a tab whose
+history holds bridge's own pages or (without the flag) a file: its script could go back there
+(``history.back()``), which is no command the endpoint could recognise. Downloads are copied for
+the client only once ``bridge.cdp_downloads`` has checked what the extension link reported.
+
 Every command frame gets exactly one answer: a frame that is no command (not JSON, not an
 object, no integer id) a ``-32700`` error with a null id, a command of the wrong shape or
 one that fails an error with its id. A client that sends faster than its commands complete
@@ -25,7 +34,9 @@ import itertools
 import json
 import logging
 import re
-import shutil
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +47,20 @@ from websockets.protocol import State
 
 from bridge.browser import Browser, TabInfo
 from bridge.cdp import CdpSession
+from bridge.cdp_downloads import (
+    DownloadRefused,
+    DownloadStart,
+    copy_download,
+    download_target,
+    is_download_guid,
+    source_facts,
+)
+from bridge.cdp_policy import history_refusal, page_refusal
 from bridge.errors import BridgeError, CdpError, CommandFailed
+from bridge.protocol import Event
+from bridge.relay import EXTENSION_ID
+from bridge.tools.urls import check_navigable
+from bridge.transport import Transport
 from bridge.waiting import scaled
 
 __all__ = ["CONTEXT_ID", "MAX_IN_FLIGHT", "MAX_QUEUED_FRAMES", "CdpEndpoint"]
@@ -51,6 +75,11 @@ _DEBUGGABLE = re.compile(r"^(https?:|about:blank|data:|file:)")
 MAX_IN_FLIGHT = 256
 #: Frames of one client received and not yet read; past this the socket is not read either.
 MAX_QUEUED_FRAMES = 64
+#: Downloads of one client remembered from their start to their end (a bound, not a limit
+#: anyone reaches: a finished download's entry is needed until its last event).
+MAX_DOWNLOADS = 256
+#: Commands that open a URL in the page they are sent to (or a new one): the URL policy.
+_OPENS_URL = ("Page.navigate", "Target.createTarget")
 
 
 def parse_command(frame: str | bytes) -> Params | str:
@@ -88,11 +117,6 @@ def _bound_reading(ws: ServerConnection) -> None:
         assembler.high, assembler.low = MAX_QUEUED_FRAMES, MAX_QUEUED_FRAMES // 4
 
 
-def _copy(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-
-
 def target_id(info: TabInfo) -> str:
     """The tab's DevTools target id: its main frame id, which CDP clients rely on."""
     return info.target_id or f"tab-{info.tab_id}"
@@ -111,10 +135,30 @@ def target_info(info: TabInfo, *, attached: bool, context: str = CONTEXT_ID) -> 
 
 
 class CdpEndpoint:
-    def __init__(self, browser: Browser, token: str) -> None:
+    def __init__(
+        self,
+        browser: Browser,
+        token: str,
+        *,
+        allow_file_urls: bool = False,
+        downloads_dir: Path | None = None,
+    ) -> None:
         self.browser = browser
         self.token = token
+        #: The person's --allow-file-urls, as the browser tools get it (ToolSettings).
+        self.allow_file_urls = allow_file_urls
+        #: Where the browser saves downloads, when bridge knows it (a browser it launched
+        #: with a temporary profile: bridge.launcher); None: anywhere (the person's Chrome).
+        self.downloads_dir = downloads_dir
         self.clients: set[CdpClient] = set()
+        self._unsubscribe: Callable[[], None] = lambda: None
+
+    def drivable(self, url: str) -> bool:
+        """Whether a page showing ``url`` is listed and driven for clients."""
+        return bool(_DEBUGGABLE.match(url)) and self.refusal(url) is None
+
+    def refusal(self, url: str) -> str | None:
+        return page_refusal(url, allow_file=self.allow_file_urls)
 
     def product(self) -> str:
         """``Chrome/<version>`` from the extension's user agent (what Playwright parses)."""
@@ -143,7 +187,7 @@ class CdpEndpoint:
                 "webSocketDebuggerUrl": f"ws://{host}/cdp",
             }
             for t in await self.browser.list_tabs()
-            if _DEBUGGABLE.match(t.url)
+            if self.drivable(t.url)
         ]
 
     async def serve(self, ws: ServerConnection) -> None:
@@ -151,6 +195,7 @@ class CdpEndpoint:
         self.clients.add(client)
         if len(self.clients) == 1:
             self.browser.tab_created_listeners.append(self._tab_created)
+            self._unsubscribe = self.browser.connector.subscribe(self)
         try:
             await client.run()
         finally:
@@ -160,6 +205,20 @@ class CdpEndpoint:
             await client.release_tabs(self.clients)
             if not self.clients and self._tab_created in self.browser.tab_created_listeners:
                 self.browser.tab_created_listeners.remove(self._tab_created)
+                self._unsubscribe()
+
+    def transport_event(self, transport: Transport, event: Event) -> None:
+        """A tab the extension reports gone to a page no client may drive (the person went
+        there): every client's sessions on it end at once, not only at their next command,
+        and whoever attaches again meets the page in the tab's history (``_look_at``)."""
+        if event.method != "tabUpdated" or not isinstance(event.params.get("url"), str):
+            return
+        if self.refusal(event.params["url"]) is not None:
+            for client in list(self.clients):
+                client.leave_tab(int(event.params["tabId"]))
+
+    def transport_lost(self, transport: Transport) -> None:
+        """Nothing to do: the tabs' sessions end through the Browser."""
 
     def _tab_created(self, params: Params) -> None:
         for client in list(self.clients):
@@ -176,6 +235,8 @@ class _Alias:
     untap: Any = None
     unend: Any = None
     target: str = ""  # the DevTools target id, for detach events
+    url: str = ""  # the tab's main frame URL as last seen (listing, Page.frameNavigated)
+    refused: str | None = None  # why its history makes the tab undrivable (history_refusal)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one attach at a time
 
 
@@ -197,7 +258,8 @@ class CdpClient:
     download_path: str | None = None
     download_events: bool = False
     download_by_guid: bool = False
-    _download_urls: dict[str, str] = field(default_factory=dict)  # guid -> url
+    #: Downloads announced (Page.downloadWillBegin), by guid, oldest first.
+    _downloads: OrderedDict[str, DownloadStart] = field(default_factory=OrderedDict)
     _ids: Any = field(default_factory=lambda: itertools.count(1))
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     #: Commands under way now, and the most there ever were at once (at most MAX_IN_FLIGHT).
@@ -388,7 +450,7 @@ class CdpClient:
             self._drop(str(params.get("sessionId", "")))
             return {}
         if method == "Target.createTarget":
-            url = str(params.get("url") or "about:blank")
+            url = self._navigable(str(params.get("url") or "about:blank"))
             context = params.get("browserContextId")
             if context and context not in self.contexts:
                 raise ValueError(f"Failed to find browser context with id {context}")
@@ -505,13 +567,24 @@ class CdpClient:
         raise CdpError(method, "open a page first: cookies are reached through a tab", -32000)
 
     async def _tabs(self) -> list[TabInfo]:
-        return [t for t in await self.browser.list_tabs() if _DEBUGGABLE.match(t.url)]
+        return [t for t in await self.browser.list_tabs() if self.endpoint.drivable(t.url)]
 
     async def _tab_info(self, target: str) -> TabInfo:
+        """The tab of a target id the client named; a page it may not drive (an extension
+        page, a file without --allow-file-urls) is refused as Chrome refuses an unknown id."""
         for info in await self.browser.list_tabs():
             if target_id(info) == target:
+                if self.endpoint.refusal(info.url) is not None:
+                    break
                 return info
         raise ValueError(f"No target with given id found: {target}")
+
+    def _navigable(self, url: str) -> str:
+        """The URL to open for a client's ``url``, or UrlRefused (a CDP error whose message
+        says why): the browser tools' policy, with the person's --allow-file-urls."""
+        return check_navigable(
+            url, allow_file=self.endpoint.allow_file_urls, own_extension_id=EXTENSION_ID
+        )
 
     def _context_of(self, tab_id: int) -> str:
         return next((c for c, tabs in self.contexts.items() if tab_id in tabs), CONTEXT_ID)
@@ -521,7 +594,10 @@ class CdpClient:
 
     def _alias(self, info: TabInfo) -> _Alias:
         alias = _Alias(
-            f"bridge-{info.tab_id}-{next(self._ids)}", info.tab_id, target=target_id(info)
+            f"bridge-{info.tab_id}-{next(self._ids)}",
+            info.tab_id,
+            target=target_id(info),
+            url=info.url,
         )
         self.aliases[alias.session_id] = alias
         return alias
@@ -530,8 +606,8 @@ class CdpClient:
         """A new tab (a popup of a tab this client uses, or one the person opened):
         announced to a client that auto-attaches, with its opener when there is one.
         bridge's own new tabs are announced by createTarget itself."""
-        if not self.auto_attach:
-            return
+        if not self.auto_attach or self.endpoint.refusal(str(params.get("url", ""))):
+            return  # a tab opened at an extension page or a file is never announced
         opener_tab = params.get("openerTabId")
         opener = next((a for a in self.aliases.values() if a.tab_id == opener_tab), None)
         if opener is None and self._creating:
@@ -581,24 +657,47 @@ class CdpClient:
             self._spawn(self._event("Target.targetDestroyed", {"targetId": alias.target}))
 
     async def _download_event(self, method: str, params: Params) -> None:
-        """Page-level download events as the browser-level ones clients listen to."""
-        guid = str(params.get("guid", ""))
+        """Page-level download events as the browser-level ones clients listen to (the guid
+        is a UUID: ``_forward`` checked it)."""
+        guid = str(params["guid"])
         if method == "Page.downloadWillBegin":
-            self._download_urls[guid] = str(params.get("url", ""))
+            self._downloads[guid] = DownloadStart(
+                str(params.get("url", "")), str(params.get("suggestedFilename", "")), time.time()
+            )
+            while len(self._downloads) > MAX_DOWNLOADS:
+                self._downloads.popitem(last=False)
             await self._event("Browser.downloadWillBegin", params)
             return
         if params.get("state") == "completed" and self.download_path and self.download_by_guid:
             try:
-                found = await self.browser.request(
-                    "downloadInfo", {"url": self._download_urls.get(guid, ""), "timeoutMs": 5000}
-                )
-                if found.get("path"):
-                    target = Path(self.download_path) / guid
-                    await asyncio.to_thread(_copy, Path(found["path"]), target)
+                await self._copy_download(guid)
             except (BridgeError, OSError) as exc:
-                log.warning("download %s not copied for the client: %s", guid, exc)
+                # The reason names paths and the guid, never a token.
+                log.warning("download %r not copied for the DevTools client: %s", guid, exc)
                 params = {**params, "state": "canceled"}
         await self._event("Browser.downloadProgress", params)
+
+    async def _copy_download(self, guid: str) -> None:
+        """The finished download, copied to ``<downloadPath>/<guid>`` if ``download_target``
+        accepts what the extension link reported; DownloadRefused (nothing written) if not."""
+        start = self._downloads.get(guid)
+        if start is None:
+            raise DownloadRefused(f"no Page.downloadWillBegin was seen for download {guid}")
+        found = await self.browser.request("downloadInfo", {"url": start.url, "timeoutMs": 5000})
+        path = found.get("path")
+        if not isinstance(path, str) or not path:
+            raise DownloadRefused("the browser did not say where it saved the download")
+        assert self.download_path is not None  # checked by the caller
+        browser_dir = self.endpoint.downloads_dir
+        facts = await asyncio.to_thread(source_facts, path)
+        target = download_target(
+            guid,
+            client_dir=self.download_path,
+            start=start,
+            source=facts,
+            browser_dir=await asyncio.to_thread(browser_dir.resolve) if browser_dir else None,
+        )
+        await asyncio.to_thread(copy_download, facts, target)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -622,7 +721,12 @@ class CdpClient:
             child = session
         if alias is None:
             raise ValueError(f"Session with given id not found: {session}")
+        if method in _OPENS_URL:
+            default = "about:blank" if method == "Target.createTarget" else ""
+            params = {**params, "url": self._navigable(str(params.get("url") or default))}
+        self._still_drivable(alias, None, method)  # as listed: never attached if refused
         tab = await self._attached(alias)
+        self._still_drivable(alias, tab, method)  # as it is now
         if method == "Runtime.runIfWaitingForDebugger" and child is None:
             return {}  # bridge never holds a tab at start
         if method == "Page.setFontFamilies":
@@ -643,7 +747,7 @@ class CdpClient:
 
     async def _attached(self, alias: _Alias) -> CdpSession:
         """The tab, attached on the first command (commands arrive concurrently: one
-        attachment, one event tap)."""
+        attachment, one event tap), and still showing a page the client may drive."""
         async with alias.lock:
             if alias.tab is None or alias.tab.ended is not None:
                 if alias.untap is not None:
@@ -657,13 +761,69 @@ class CdpClient:
                     raise BridgeError(f"cannot attach to tab {alias.tab_id}: {exc}") from exc
                 alias.untap = alias.tab.tap(lambda m, p, s: self._forward(alias, m, p, s))
                 alias.unend = alias.tab.on_end(lambda _: self._ended(alias))
+                await self._look_at(alias, alias.tab)
             return alias.tab
+
+    async def _look_at(self, alias: _Alias, tab: CdpSession) -> None:
+        """What a tab just attached shows, and what its history holds: it may have moved on
+        since it was listed (from here on its changes reach us: tabUpdated,
+        Page.frameNavigated), and a script in it could go back to any page of its history."""
+        try:
+            history = await tab.send("Page.getNavigationHistory")
+        except BridgeError:  # no history to read (a crashed page): what the tab list says
+            listed = [t for t in await self.browser.list_tabs() if t.tab_id == alias.tab_id]
+            alias.url = listed[0].url if listed else alias.url
+            return
+        entries = [e for e in history.get("entries", []) if isinstance(e, dict)]
+        index = history.get("currentIndex")
+        if isinstance(index, int) and 0 <= index < len(entries):
+            alias.url = str(entries[index].get("url", ""))
+        for entry in entries:
+            alias.refused = alias.refused or history_refusal(
+                str(entry.get("url", "")), allow_file=self.endpoint.allow_file_urls
+            )
+
+    def _still_drivable(self, alias: _Alias, tab: CdpSession | None, method: str) -> None:
+        """Refuse a command to a tab now showing a page no client may drive (the person
+        opened it there, or history led back to it): the client's sessions on that tab end.
+
+        What the endpoint knows of the tab's page arrives as events, so a page reached by
+        the page's own script may take a command or two before its event is in. Which is
+        why a tab whose history holds such a page is refused from the start
+        (``history_refusal``): ``history.back()`` in ``Runtime.evaluate`` is no command the
+        endpoint could recognise.
+        """
+        for url in (alias.url, tab.url if tab is not None else ""):
+            reason = self.endpoint.refusal(url) or alias.refused
+            if reason is not None:
+                self.leave_tab(alias.tab_id)
+                raise CdpError(method, f"refused: {reason}", -32000)
+
+    def leave_tab(self, tab_id: int) -> None:
+        """End this client's sessions on a tab (it hears Target.detachedFromTarget)."""
+        for alias in [a for a in self.aliases.values() if a.tab_id == tab_id]:
+            self._drop(alias.session_id)
 
     def _forward(self, alias: _Alias, method: str, params: Params, child: str | None) -> None:
         if alias.session_id not in self.aliases:
             return
-        if self.download_events and child is None and method.startswith("Page.download"):
-            self._spawn(self._download_event(method, params))
+        if method.startswith("Page.download"):
+            if not is_download_guid(params.get("guid")):
+                # Clients read and delete <downloadPath>/<guid>: a guid that is no UUID
+                # ("../../.bashrc") comes from no Chrome, and no client hears of it.
+                log.warning(
+                    "%s with a guid that is not a UUID dropped: %r", method, params.get("guid")
+                )
+                return
+            if self.download_events and child is None:
+                self._spawn(self._download_event(method, params))
+        if method == "Page.frameNavigated" and child is None:
+            frame = params.get("frame") or {}
+            if not frame.get("parentId"):
+                alias.url = str(frame.get("url", ""))
+                if self.endpoint.refusal(alias.url) is not None:
+                    self.leave_tab(alias.tab_id)  # the tab went to a page no client drives
+                    return
         if method == "Target.attachedToTarget" and params.get("sessionId"):
             self.children[str(params["sessionId"])] = alias.session_id
         message: Params = {

@@ -166,9 +166,12 @@ class LaunchOptions:
     env: Mapping[str, str] = field(default_factory=dict)  # extra environment for the browser
 
 
+_DOWNLOADS = "Downloads"  # a temporary profile's download directory, inside it
+
+
 def _keep_downloads_inside(profile: Path) -> None:
     """A throwaway profile saves downloads inside itself (gone with it), not in ~/Downloads."""
-    downloads = profile / "Downloads"
+    downloads = profile / _DOWNLOADS
     downloads.mkdir(parents=True, exist_ok=True)
     prefs = {"download": {"default_directory": str(downloads), "prompt_for_download": False}}
     default = profile / "Default"
@@ -187,6 +190,14 @@ class LaunchedBrowser:
         self._stderr_tail: list[str] = []
         self._reader: asyncio.Task[None] | None = None
         self.executable = ""
+
+    @property
+    def downloads_dir(self) -> Path | None:
+        """Where the browser saves downloads, when bridge chose it (a temporary profile);
+        None for a lasting profile, whose person may have chosen any folder."""
+        if self.options.isolated and self.profile is not None:
+            return self.profile / _DOWNLOADS
+        return None
 
     @property
     def pid(self) -> int | None:

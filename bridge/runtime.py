@@ -203,13 +203,20 @@ class Runtime:
         if opts.cdp:
             state_dir = opts.state_dir or default_state_dir()
             token, _ = load_or_create_token(state_dir / "cdp-token")
-            self.relay.cdp = CdpEndpoint(self.browser, token)
+            settings = opts.tool_settings
+            self.relay.cdp = CdpEndpoint(
+                self.browser,
+                token,
+                allow_file_urls=settings.allow_file_urls if settings else False,
+            )
         if self.launched is not None:
             try:
                 await self.launched.start()
             except BaseException:
                 await self.relay.stop()
                 raise
+            if self.relay.cdp is not None:  # known once the profile is (launched.start)
+                self.relay.cdp.downloads_dir = self.launched.downloads_dir
         return self
 
     @property

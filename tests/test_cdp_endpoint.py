@@ -4,6 +4,7 @@ in real Chromium: what a pytest-playwright suite or a script pointed at bridge w
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import urllib.error
 import urllib.request
@@ -17,7 +18,9 @@ from playwright.async_api import Browser, Playwright, async_playwright, expect
 from bridge.browser import Browser as BridgeBrowser
 from bridge.cdp import CdpSession
 from bridge.direct import DirectCdp
+from bridge.relay import EXTENSION_ID
 from bridge.runtime import Runtime
+from tests.raw_cdp import RawCdp, raw_cdp
 from tests.tools.site import serve
 
 pytestmark = pytest.mark.e2e
@@ -277,3 +280,174 @@ def _get(url: str, headers: dict[str, str]) -> tuple[int, str]:
             return response.status, response.read().decode()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read().decode() + str(dict(exc.headers))
+
+
+# -- the URL policy: what a client holding the token may open and drive ---------------------
+
+POPUP = f"chrome-extension://{EXTENSION_ID}/popup.html"
+REFUSED_URLS = [
+    ("file:///etc/passwd", "--allow-file-urls"),
+    (POPUP, "the bridge extension's own page"),
+    ("chrome-extension://abcdefghijklmnopabcdefghijklmnop/options.html", "extension pages"),
+]
+
+
+def _refused(reply: dict[str, object], why: str) -> bool:
+    error = reply.get("error")
+    return isinstance(error, dict) and why in str(error.get("message")) and "result" not in reply
+
+
+async def _href(cdp: RawCdp, session: str) -> str:
+    found = await cdp.result(
+        "Runtime.evaluate", {"expression": "location.href", "returnByValue": True}, session
+    )
+    return str(found["result"]["value"])
+
+
+@pytest.mark.reliability(7)
+async def test_file_and_extension_urls_are_refused_in_every_session(
+    bridge_cdp_url: str, extension_link: BridgeBrowser, site: str
+) -> None:
+    """The attacker holds the token and writes CDP by hand: new tabs, the page's session,
+    an iframe's child session. Nothing opens a local file or an extension page."""
+    before = {t.tab_id for t in await extension_link.list_tabs()}
+    async with raw_cdp(bridge_cdp_url) as cdp:
+        for url, why in REFUSED_URLS:
+            assert _refused(await cdp.call("Target.createTarget", {"url": url}), why), url
+        frames = f"{site}/frames"
+        created = await cdp.result("Target.createTarget", {"url": frames})
+        attach = {"targetId": created["targetId"], "flatten": True}
+        page = (await cdp.result("Target.attachToTarget", attach))["sessionId"]
+        auto = {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True}
+        await cdp.result("Target.setAutoAttach", auto, page)
+        iframe = await cdp.next_event(
+            lambda e: (
+                e.get("method") == "Target.attachedToTarget"
+                and e.get("sessionId") == page
+                and e["params"]["targetInfo"]["type"] == "iframe"
+            )
+        )
+        child = iframe["params"]["sessionId"]
+        inner = await _href(cdp, child)
+        assert inner.endswith("/inner")
+        for session in (page, child):
+            for url, why in REFUSED_URLS:
+                navigate = await cdp.call("Page.navigate", {"url": url}, session)
+                assert _refused(navigate, why), (session, url, navigate)
+                # Chrome lets a page's session open a new tab too: the same policy.
+                opened = await cdp.call("Target.createTarget", {"url": url}, session)
+                assert _refused(opened, why), (session, url, opened)
+        assert await _href(cdp, page) == frames and await _href(cdp, child) == inner
+        listed = {t.tab_id: t.url for t in await extension_link.list_tabs()}
+        assert {tab: url for tab, url in listed.items() if tab not in before} == {
+            next(tab for tab, url in listed.items() if url == frames and tab not in before): frames
+        }  # the one page the client opened, still where it was; no other tab
+        assert not [u for u in listed.values() if u.startswith(("file:", "chrome-extension:"))]
+        await cdp.result("Target.closeTarget", {"targetId": created["targetId"]})
+
+
+@pytest.mark.reliability(7)
+async def test_extension_pages_are_never_listed_announced_or_attached(
+    bridge_cdp_url: str, bridge_runtime: Runtime, direct_cdp: DirectCdp, site: str
+) -> None:
+    """The person has bridge's popup open in a tab (where a script has chrome.debugger):
+    no client learns of that tab, attaches to it or sends it a command."""
+    popup = await direct_cdp.call("Target.createTarget", {"url": POPUP})
+    opened: list[str] = [popup["targetId"]]
+    try:
+        async with raw_cdp(bridge_cdp_url) as cdp:
+            infos = (await cdp.result("Target.getTargets"))["targetInfos"]
+            assert popup["targetId"] not in [i["targetId"] for i in infos] and infos
+            await cdp.result("Target.setDiscoverTargets", {"discover": True})
+            auto = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+            await cdp.result("Target.setAutoAttach", auto)  # announces all it will: then answers
+            assert popup["targetId"] not in json.dumps(cdp.events)
+            for method in ("Target.attachToTarget", "Target.getTargetInfo", "Target.closeTarget"):
+                reply = await cdp.call(method, {"targetId": popup["targetId"], "flatten": True})
+                assert _refused(reply, "No target with given id found"), (method, reply)
+            # Opened while the client auto-attaches: a web page is announced, the popup never
+            # (the popup's tab came first, so its tabCreated was in before the page's).
+            again = await direct_cdp.call("Target.createTarget", {"url": POPUP})
+            page = await direct_cdp.call("Target.createTarget", {"url": f"{site}/form"})
+            opened += [again["targetId"], page["targetId"]]
+            await cdp.next_event(
+                lambda e: (
+                    e.get("method") == "Target.attachedToTarget"
+                    and e["params"]["targetInfo"]["targetId"] == page["targetId"]
+                )
+            )
+            assert again["targetId"] not in json.dumps(cdp.events)
+        headers = {"Authorization": f"Bearer {_token(bridge_cdp_url)}"}
+        url = f"{bridge_runtime.cdp_http_url}/json/list"
+        code, body = await asyncio.to_thread(_get, url, headers)
+        assert code == 200 and page["targetId"] in body and "chrome-extension:" not in body
+    finally:
+        for target in opened:
+            await direct_cdp.call("Target.closeTarget", {"targetId": target})
+
+
+@pytest.mark.reliability(7)
+async def test_a_tab_that_shows_an_extension_page_is_let_go_and_stays_refused(
+    bridge_cdp_url: str, direct_cdp: DirectCdp, site: str
+) -> None:
+    """A tab the client drives goes to bridge's popup (the person went there): the client's
+    session ends and takes no more commands. Back at a web page, the tab stays refused: its
+    history holds the popup, where ``history.back()`` in the page would lead."""
+    async with raw_cdp(bridge_cdp_url) as cdp:
+        created = await cdp.result("Target.createTarget", {"url": f"{site}/form"})
+        target = created["targetId"]
+        attach = {"targetId": target, "flatten": True}
+        try:
+            session = (await cdp.result("Target.attachToTarget", attach))["sessionId"]
+            assert await _href(cdp, session) == f"{site}/form"
+            person = await direct_cdp.attach(target)
+            await direct_cdp.call("Page.navigate", {"url": POPUP}, person)
+            await cdp.next_event(
+                lambda e: (
+                    e.get("method") == "Target.detachedFromTarget"
+                    and e["params"]["sessionId"] == session
+                )
+            )
+            evaluate = {"expression": "typeof chrome.debugger", "returnByValue": True}
+            gone = await cdp.call("Runtime.evaluate", evaluate, session)
+            assert _refused(gone, "Session with given id not found"), gone
+            await direct_cdp.call("Page.navigate", {"url": f"{site}/dialogs"}, person)
+            await direct_cdp.call("Runtime.evaluate", {"expression": "1"}, person)
+            listed = (await cdp.result("Target.getTargets"))["targetInfos"]
+            assert [i["url"] for i in listed if i["targetId"] == target] == [f"{site}/dialogs"]
+            again = (await cdp.result("Target.attachToTarget", attach))["sessionId"]
+            back = {"expression": "history.back()", "returnByValue": True}
+            refused = await cdp.call("Runtime.evaluate", back, again)
+            assert _refused(refused, "history holds a page of the bridge extension"), refused
+            assert (
+                await direct_cdp.call("Runtime.evaluate", {"expression": "location.href"}, person)
+            )["result"]["value"] == f"{site}/dialogs"  # history.back() never ran
+        finally:
+            await direct_cdp.call("Target.closeTarget", {"targetId": target})
+
+
+async def test_with_allow_file_urls_a_client_opens_local_files(
+    bridge_cdp_url: str,
+    bridge_runtime: Runtime,
+    extension_link: BridgeBrowser,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The person's --allow-file-urls opens file: URLs to clients as to the browser tools
+    (bridge.runtime passes the setting; here it is set on the session's endpoint)."""
+    assert bridge_runtime.relay.cdp is not None
+    monkeypatch.setattr(bridge_runtime.relay.cdp, "allow_file_urls", True)
+    page = tmp_path / "local.html"
+    page.write_text("<title>local</title>")
+    async with raw_cdp(bridge_cdp_url) as cdp:
+        created = await cdp.result("Target.createTarget", {"url": page.as_uri()})
+        try:
+            attach = {"targetId": created["targetId"], "flatten": True}
+            session = (await cdp.result("Target.attachToTarget", attach))["sessionId"]
+            assert await _href(cdp, session) == page.as_uri()
+            listed = [t.url for t in await extension_link.list_tabs()]
+            assert page.as_uri() in listed
+            refused = await cdp.call("Page.navigate", {"url": POPUP}, session)
+            assert _refused(refused, "the bridge extension's own page"), refused
+        finally:
+            await cdp.result("Target.closeTarget", {"targetId": created["targetId"]})

@@ -20,6 +20,7 @@ from websockets.asyncio.client import connect
 from bridge.fakes import FakeSites
 from bridge.fakes.behaviour import Behaviour
 from bridge.relay_registry import ENV_RUNTIME_DIR
+from tests.raw_cdp import raw_cdp
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,6 +210,47 @@ async def _bridge_output(*args: str) -> str:
     out, _ = await asyncio.wait_for(proc.communicate(), 30)
     assert proc.returncode == 0
     return out.decode()
+
+
+@pytest.mark.e2e
+async def test_cdp_command_with_allow_file_urls_lets_clients_open_local_files(
+    tmp_path: Path,
+) -> None:
+    """The person's --allow-file-urls reaches the endpoint `bridge cdp` serves."""
+    page = tmp_path / "local.html"
+    page.write_text("<title>local</title>")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bridge",
+        "cdp",
+        "--launch",
+        "--headless",
+        "--isolated",
+        "--allow-file-urls",
+        "--relay-port",
+        str(_free_port()),
+        "--state-dir",
+        str(tmp_path / "state"),
+        cwd=str(ROOT),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    try:
+        line = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
+        url = line.removeprefix("CDP endpoint: ").strip()
+        async with raw_cdp(url) as cdp:
+            # Served once the launched browser's extension has linked (a command waits).
+            created = await cdp.result("Target.createTarget", {"url": page.as_uri()})
+            listed = (await cdp.result("Target.getTargets"))["targetInfos"]
+            assert [t["url"] for t in listed if t["targetId"] == created["targetId"]] == [
+                page.as_uri()
+            ]
+    finally:
+        proc.stdin.close()
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
 
 
 # -- progress on a terminal ---------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -54,6 +55,22 @@ def test_command_line_loads_the_extension_and_passes_extra_args(tmp_path: Path) 
     assert not any(str(launcher.island.directory) in a for a in args)
     launcher.island.close()
     assert not any(a.startswith("--host-resolver-rules") for a in args)  # never by default
+
+
+async def test_a_temporary_profile_says_where_it_saves_downloads() -> None:
+    """The DevTools endpoint copies a client's download only from this folder."""
+    launcher = LaunchedBrowser(LaunchOptions(headless=True, isolated=True, native_host=False))
+    launcher.command()
+    try:
+        assert launcher.profile is not None
+        downloads = launcher.profile / "Downloads"
+        assert launcher.downloads_dir == downloads and downloads.is_dir()
+        prefs = json.loads((launcher.profile / "Default" / "Preferences").read_text())
+        assert prefs["download"]["default_directory"] == str(downloads)
+    finally:
+        await launcher.stop()
+    lasting = LaunchedBrowser(LaunchOptions(headless=True, profile_dir=Path("/nonexistent/p")))
+    assert lasting.downloads_dir is None  # the person's own choice, wherever that is
 
 
 def _alive(pid: int) -> bool:
