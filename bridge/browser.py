@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bridge import tab_access
 from bridge.cdp import CdpSession
 from bridge.errors import (
     BridgeError,
@@ -28,6 +29,7 @@ from bridge.errors import (
     TabCrashed,
 )
 from bridge.protocol import Event
+from bridge.tab_access import Access
 from bridge.transport import Connector, Transport
 from bridge.waiting import scaled
 
@@ -48,6 +50,7 @@ class TabInfo:
     active: bool
     attached_here: bool
     target_id: str = ""  # the DevTools target id (a page's main frame id)
+    shared: bool = False  # the person shared it with bridge (the popup)
 
     @classmethod
     def from_wire(cls, raw: dict[str, Any]) -> TabInfo:
@@ -58,6 +61,7 @@ class TabInfo:
             active=bool(raw.get("active", False)),
             attached_here=bool(raw.get("attachedHere", False)),
             target_id=str(raw.get("targetId", "")),
+            shared=bool(raw.get("shared", False)),
         )
 
 
@@ -110,6 +114,13 @@ class Browser:
         #: The session key whose asks use each tab (bridge.providers.tab): an ask of another
         #: key never takes it as "an open tab of the site", also before it is recorded.
         self.claims: dict[int, str] = {}
+        #: Which tabs clients may act on (bridge.tab_access): "own" (tabs bridge opened, and
+        #: tabs the person shared) or "all". The runtime sets it: "all" for a browser bridge
+        #: launched, "own" for the person's.
+        self.tab_scope = "all"
+        #: Tabs bridge opened (and the popups they opened); tabs the person shared.
+        self.opened: set[int] = set()
+        self.shared: set[int] = set()
         self._unsubscribe = connector.subscribe(self)
 
     async def transport(self) -> Transport:
@@ -123,7 +134,26 @@ class Browser:
 
     async def list_tabs(self) -> list[TabInfo]:
         result = await self.request("listTabs")
-        return [TabInfo.from_wire(t) for t in result.get("tabs", [])]
+        tabs = [TabInfo.from_wire(t) for t in result.get("tabs", [])]
+        self.shared = {t.tab_id for t in tabs if t.shared}  # shared before we were told
+        return tabs
+
+    def access(self, tab_id: int) -> Access:
+        """How clients may use this tab (bridge.tab_access), from what is known now."""
+        return tab_access.access(
+            tab_id, scope=self.tab_scope, opened=self.opened, shared=self.shared
+        )
+
+    async def check_access(self, tab_id: int) -> Access:
+        """The tab's access for a client, or TabNotShared; a tab not known to be shared is
+        looked up once (it may have been shared before bridge connected)."""
+        found = self.access(tab_id)
+        if found == "not shared":
+            await self.list_tabs()
+            found = self.access(tab_id)
+        if found == "not shared":
+            raise tab_access.refusal(tab_id)
+        return found
 
     async def new_tab(
         self, url: str = "about:blank", *, active: bool = False, own_window: bool = False
@@ -139,6 +169,7 @@ class Browser:
         if own_window:
             params["ownWindow"] = True
         created = await self.request("createTab", params)
+        self.opened.add(int(created["tabId"]))
         session = await self.attach(int(created["tabId"]))
         if url != "about:blank":
             try:
@@ -288,7 +319,16 @@ class Browser:
             if p["method"] == "Inspector.targetCrashed" and not p.get("sessionId"):
                 self._crashed(transport, int(p["tabId"]))
             return
+        if event.method == "tabShared":
+            if p["shared"]:
+                self.shared.add(int(p["tabId"]))
+            else:
+                self.shared.discard(int(p["tabId"]))
+            return
         if event.method == "tabCreated":
+            opener = p.get("openerTabId")
+            if isinstance(opener, int) and opener in self.opened:
+                self.opened.add(int(p["tabId"]))  # a popup of a tab of bridge's is bridge's
             for callback in list(self.tab_created_listeners):
                 try:
                     callback(p)
@@ -307,6 +347,9 @@ class Browser:
         if error is None:
             return
         tab_id = int(p["tabId"])
+        if event.method == "tabRemoved":
+            self.opened.discard(tab_id)
+            self.shared.discard(tab_id)
         if recoverable(event):
             self._suspend(tab_id, error)
         else:

@@ -157,6 +157,12 @@ class CdpEndpoint:
         """Whether a page showing ``url`` is listed and driven for clients."""
         return bool(_DEBUGGABLE.match(url)) and self.refusal(url) is None
 
+    def usable(self, info: TabInfo) -> bool:
+        """May a client see and drive this tab? A page it may drive (``drivable``) in a tab
+        bridge opened or the person shared, unless bridge acts on every tab
+        (bridge.tab_access: the person's other tabs are the person's)."""
+        return self.drivable(info.url) and self.browser.access(info.tab_id) != "not shared"
+
     def refusal(self, url: str) -> str | None:
         return page_refusal(url, allow_file=self.allow_file_urls)
 
@@ -187,7 +193,7 @@ class CdpEndpoint:
                 "webSocketDebuggerUrl": f"ws://{host}/cdp",
             }
             for t in await self.browser.list_tabs()
-            if self.drivable(t.url)
+            if self.usable(t)
         ]
 
     async def serve(self, ws: ServerConnection) -> None:
@@ -567,14 +573,14 @@ class CdpClient:
         raise CdpError(method, "open a page first: cookies are reached through a tab", -32000)
 
     async def _tabs(self) -> list[TabInfo]:
-        return [t for t in await self.browser.list_tabs() if self.endpoint.drivable(t.url)]
+        return [t for t in await self.browser.list_tabs() if self.endpoint.usable(t)]
 
     async def _tab_info(self, target: str) -> TabInfo:
         """The tab of a target id the client named; a page it may not drive (an extension
         page, a file without --allow-file-urls) is refused as Chrome refuses an unknown id."""
         for info in await self.browser.list_tabs():
             if target_id(info) == target:
-                if self.endpoint.refusal(info.url) is not None:
+                if not self.endpoint.usable(info):
                     break
                 return info
         raise ValueError(f"No target with given id found: {target}")
@@ -613,6 +619,8 @@ class CdpClient:
         if opener is None and self._creating:
             self._deferred.append(params)  # maybe our own createTarget's tab: decided after
             return
+        if self.endpoint.browser.access(int(params["tabId"])) == "not shared":
+            return  # a tab the person opened is the person's (bridge.tab_access)
         info = TabInfo(
             int(params["tabId"]), str(params.get("url", "")), "", False, False,
             str(params.get("targetId", "")),

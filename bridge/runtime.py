@@ -24,6 +24,7 @@ from bridge.link import ExtensionLink
 from bridge.providers.flow import AskFlow
 from bridge.relay import LINK_MODES, PORT_RANGE, Relay
 from bridge.state import default_state_dir, private_state_dir
+from bridge.tab_access import SCOPES
 from bridge.tokens import load_or_create_token
 from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
@@ -62,6 +63,10 @@ class RuntimeOptions:
     #: Live mode, several of the person's browsers linked: "first" keeps the first serving
     #: until it goes away or the person picks another in its popup; "newest" switches.
     switch: str = "first"
+    #: Which tabs clients may act on (bridge.tab_access): "own" (tabs bridge opened, and
+    #: tabs the person shared) or "all". None: "all" in a browser bridge launched (every tab
+    #: is bridge's), "own" in the person's.
+    tabs: str | None = None
     #: How the extension links to this relay: "websocket", or "native" through the host.
     link: str = "websocket"
     native_host: bool = True  # with launch: register the native host in the profile
@@ -86,6 +91,13 @@ def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True
         "--chrome-arg", action="append", default=[], metavar="ARG", help="extra browser argument"
     )
     b.add_argument("--relay-port", type=int, help="relay port (default: first free in 19222-19250)")
+    b.add_argument(
+        "--tabs",
+        choices=SCOPES,
+        default=None,
+        help="which tabs bridge may act on: own (tabs it opened, and tabs you share from "
+        "its popup; the default in your own browser) or all (the default with --launch)",
+    )
     b.add_argument(
         "--link",
         choices=LINK_MODES,
@@ -138,6 +150,7 @@ def options_from_args(args: argparse.Namespace) -> RuntimeOptions:
         profile_dir=args.profile_dir,
         state_dir=getattr(args, "state_dir", None),
         relay_port=args.relay_port,
+        tabs=getattr(args, "tabs", None),
         link=args.link,
         session_key=getattr(args, "session_key", None),
         allow_paths=tuple(getattr(args, "allow_path", ())),
@@ -192,6 +205,7 @@ class Runtime:
             )
         await self.relay.start()
         self.browser = Browser(self.relay, connect_timeout=opts.connect_timeout)
+        self.browser.tab_scope = opts.tabs or ("all" if opts.launch else "own")
         self.bridge = Bridge(
             self.browser,
             state_dir=opts.state_dir,

@@ -173,6 +173,7 @@ export class Debuggee {
       windowId: t.windowId,
       status: t.status || '',
       attachedHere: t.id !== undefined && this.owners.get(t.id) === relay.instanceId,
+      shared: t.id !== undefined && this.shared.has(t.id),
     };
   }
 

@@ -121,6 +121,8 @@ class BrowserTools:
                 "this client has no current tab yet: open one with browser_navigate, or pick "
                 "one with browser_tabs (action 'list', then 'select')"
             )
+        # The person's own tabs only when shared (bridge.tab_access); before any attach.
+        await self.hub.browser.check_access(tab_id)
         try:
             state = await self.hub.state(tab_id)
         except CommandFailed as exc:
@@ -164,6 +166,7 @@ class BrowserTools:
             state = await self._state(tab, dialog_ok=True)
             return {"tab": state.tab_id, "url": await _href(state)}
         if action == "close":
+            await browser.check_access(tab)
             await browser.close_tab(tab)
             self.hub.states.pop(tab, None)
             if self.current == tab:
@@ -172,14 +175,19 @@ class BrowserTools:
         raise ValueError(f"unknown action {action!r}: use list, new, select or close")
 
     def _describe(self, info: TabInfo) -> dict[str, Any]:
-        return {
+        access = self.hub.browser.access(info.tab_id)
+        out: dict[str, Any] = {
             "tab": info.tab_id,
             "title": info.title,
             "url": info.url,
             "active": info.active,
             "attached": info.attached_here,
             "current": info.tab_id == self.current,
+            "access": access,
         }
+        if access == "not shared":
+            out["how"] = "the person's tab: usable once they share it (bridge popup)"
+        return out
 
     # -- navigation -------------------------------------------------------------------
 

@@ -32,6 +32,8 @@ from bridge.errors import TabClosed
 from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.relay import CLOSE_UNTRUSTED, DEFAULT_ORIGIN, EXTENSION_ID, Relay
 from bridge.relay_registry import ENV_RUNTIME_DIR
+from bridge.tab_access import TabNotShared
+from bridge.tools.browsing import ToolHub
 from bridge.waiting import scaled, wait_for
 from tests.extension_worker import extension_status, in_worker
 from tests.impostors import RogueRelay
@@ -340,3 +342,59 @@ async def test_a_second_browser_waits_until_the_person_chooses_it_in_its_popup(
         if second is not None:
             await second.stop()
         await first.stop()
+
+
+# -- case 40: the person's other tabs -------------------------------------------------------------
+
+
+@pytest.mark.reliability(40)
+async def test_a_client_acts_on_the_persons_tab_only_once_the_person_shares_it(
+    person_runtime_dir: Path, pages: str
+) -> None:
+    person = await _persons_browser(native_host=True, runtime_dir=person_runtime_dir)
+    try:
+        async with Relay(runtime_dir=person_runtime_dir) as relay:
+            await relay.wait_for_link(scaled(30.0))
+            browser = Browser(relay)
+            browser.tab_scope = "own"  # as in the person's own browser (bridge.runtime)
+            tools = ToolHub(browser).client("agent")
+            assert person.devtools_url is not None
+            async with DirectCdp(person.devtools_url) as cdp:
+                # A tab the person opened: their bank, say.
+                created = await cdp.call("Target.createTarget", {"url": f"{pages}/"})
+                listed = {t["url"]: t for t in (await tools.tabs("list"))["tabs"]}
+                theirs = listed[f"{pages}/"]
+                assert theirs["access"] == "not shared" and "share" in theirs["how"]
+                for act in (
+                    tools.snapshot(tab=theirs["tab"]),
+                    tools.evaluate("() => document.cookie", tab=theirs["tab"]),
+                    tools.tabs("select", tab=theirs["tab"]),
+                    tools.tabs("close", tab=theirs["tab"]),
+                ):
+                    with pytest.raises(TabNotShared, match="Share this tab with bridge"):
+                        await act
+                attached = (await extension_status(cdp))["tabs"]
+                assert all(t["tabId"] != theirs["tab"] for t in attached)  # never attached
+                # Tabs the client opens are its own.
+                mine = await tools.tabs("new", url=f"{pages}/console")
+                assert "console" in await tools.snapshot(tab=mine["tab"])
+                # The person shares it, through the popup's message to the worker.
+                popup = await Popup.open(cdp)
+                shared = await popup.run(
+                    "chrome.runtime.sendMessage("
+                    f"{{type: 'share', tabId: {theirs['tab']}, shared: true}})"
+                )
+                assert shared == {"ok": True}
+                assert "bridge test page" in await tools.snapshot(tab=theirs["tab"])
+                listed = {t["tab"]: t for t in (await tools.tabs("list"))["tabs"]}
+                assert listed[theirs["tab"]]["access"] == "shared"
+                await popup.run(
+                    "chrome.runtime.sendMessage("
+                    f"{{type: 'share', tabId: {theirs['tab']}, shared: false}})"
+                )
+                await browser.list_tabs()  # what the extension says now (its event may lag)
+                with pytest.raises(TabNotShared):
+                    await tools.snapshot(tab=theirs["tab"])
+                await cdp.call("Target.closeTarget", {"targetId": created["targetId"]})
+    finally:
+        await person.stop()
