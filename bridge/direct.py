@@ -1,16 +1,20 @@
-"""A minimal direct CDP client (``--remote-debugging-port``), the reference we measure against.
+"""A minimal direct CDP client, the reference we measure against.
 
-bridge never needs it to work: the benchmarks compare bridge's round trips with it, and
-tests use it to do what only the browser itself can (stop the extension's service
-worker, close a tab behind bridge's back).
+bridge never needs it to work: the benchmarks compare bridge's round trips with it (over
+``--remote-debugging-port``), and tests use it to do what only the browser itself can (stop
+the extension's service worker, close a tab behind bridge's back). Test browsers speak it
+over ``--remote-debugging-pipe`` (``CdpPipe``): no port that any local process could use to
+take the browser, as an unauthenticated DevTools port allows.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import logging
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -20,14 +24,93 @@ from bridge.errors import CdpError
 from bridge.relay import EXTENSION_ID, MAX_FRAME
 from bridge.waiting import wait_for
 
-__all__ = ["DirectCdp"]
+__all__ = ["CdpPipe", "DirectCdp"]
 
 log = logging.getLogger(__name__)
 
 
+class CdpPipe:
+    """The browser's DevTools protocol over its pipe (fd 3 in, fd 4 out, in the browser):
+    JSON messages ending in NUL. One pipe per browser; every ``DirectCdp`` on it shares it
+    (ids from one counter, events to every one of them)."""
+
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self._read_fd = read_fd
+        self._write_fd = write_fd
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.views: set[DirectCdp] = set()
+        self._writer: asyncio.WriteTransport | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=MAX_FRAME)
+        await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self._read_fd, "rb", 0)
+        )
+        self._writer, _ = await loop.connect_write_pipe(
+            asyncio.Protocol, os.fdopen(self._write_fd, "wb", 0)
+        )
+        self._reader = asyncio.ensure_future(self._read(reader))
+
+    def request(
+        self, method: str, params: dict[str, Any], session_id: str | None
+    ) -> asyncio.Future[dict[str, Any]]:
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        if self._writer is None or self._writer.is_closing():
+            fut.set_exception(ConnectionError("the browser's DevTools pipe is closed"))
+            return fut
+        request_id = next(self._ids)
+        msg: dict[str, Any] = {"id": request_id, "method": method, "params": params}
+        if session_id:
+            msg["sessionId"] = session_id
+        self._pending[request_id] = fut
+        fut.add_done_callback(lambda _: self._pending.pop(request_id, None))
+        self._writer.write(json.dumps(msg, separators=(",", ":")).encode() + b"\0")
+        return fut
+
+    async def _read(self, reader: asyncio.StreamReader) -> None:
+        try:
+            while True:
+                try:
+                    raw = await reader.readuntil(b"\0")
+                except asyncio.IncompleteReadError:
+                    return  # the browser is gone
+                msg = json.loads(raw[:-1])
+                if "id" not in msg:
+                    for view in list(self.views):
+                        view._event(msg.get("method", ""), msg.get("params", {}))
+                    continue
+                fut = self._pending.pop(msg["id"], None)
+                if fut is not None and not fut.done():
+                    _settle(fut, msg)
+        finally:
+            for fut in list(self._pending.values()):
+                if not fut.done():
+                    fut.set_exception(ConnectionError("the browser's DevTools pipe closed"))
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+
+
+def _settle(fut: asyncio.Future[dict[str, Any]], msg: dict[str, Any]) -> None:
+    if "error" in msg:
+        fut.set_exception(CdpError("direct", str(msg["error"].get("message"))))
+    else:
+        fut.set_result(msg.get("result", {}))
+
+
 class DirectCdp:
-    def __init__(self, ws_url: str) -> None:
-        self.ws_url = ws_url
+    def __init__(self, target: str | CdpPipe) -> None:
+        """``target``: a browser's DevTools WebSocket URL, or its pipe."""
+        self.ws_url = target if isinstance(target, str) else ""
+        self._pipe = target if isinstance(target, CdpPipe) else None
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -38,6 +121,9 @@ class DirectCdp:
         ] = []
 
     async def __aenter__(self) -> DirectCdp:
+        if self._pipe is not None:
+            self._pipe.views.add(self)
+            return self
         self._ws = await connect(
             self.ws_url, max_size=MAX_FRAME, compression=None, proxy=None, open_timeout=10
         )
@@ -45,6 +131,8 @@ class DirectCdp:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        if self._pipe is not None:
+            self._pipe.views.discard(self)
         if self._ws is not None:
             await self._ws.close()
         if self._reader is not None:
@@ -66,10 +154,7 @@ class DirectCdp:
                     continue
                 fut = self._pending.pop(msg["id"], None)
                 if fut is not None and not fut.done():
-                    if "error" in msg:
-                        fut.set_exception(CdpError("direct", str(msg["error"].get("message"))))
-                    else:
-                        fut.set_result(msg.get("result", {}))
+                    _settle(fut, msg)
         finally:
             for fut in self._pending.values():
                 if not fut.done():
@@ -83,6 +168,9 @@ class DirectCdp:
         *,
         timeout: float = 60.0,
     ) -> dict[str, Any]:
+        if self._pipe is not None:
+            piped = self._pipe.request(method, params or {}, session_id)
+            return await wait_for(piped, timeout, f"direct CDP {method}")
         assert self._ws is not None, "use 'async with DirectCdp(url)'"
         request_id = next(self._ids)
         msg: dict[str, Any] = {"id": request_id, "method": method, "params": params or {}}

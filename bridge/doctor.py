@@ -36,6 +36,7 @@ from bridge.relay_registry import runtime_dir
 from bridge.runtime import Runtime, options_from_args
 from bridge.state import default_state_dir
 from bridge.tokens import token_file_problem
+from bridge.trust_root import SECRET_FILE, TrustUnavailable, private_dir, trust_dir
 
 __all__ = ["Check", "render", "run_checks"]
 
@@ -178,6 +179,30 @@ def check_tokens(state_dir: Path) -> list[Check]:
     return checks
 
 
+def check_trust() -> Check:
+    """The person's secret (bridge.trust_root): where, and that it is safe; never its value."""
+    directory = trust_dir()
+    path = directory / SECRET_FILE
+    try:
+        private_dir(directory, create=False)
+    except TrustUnavailable as exc:
+        if not directory.exists():
+            return Check("secret", None, f"{path}: not made yet (made on first start)")
+        return Check("secret", False, str(exc), "")
+    if not path.exists() and not path.is_symlink():
+        return Check("secret", None, f"{path}: not made yet (made on first start)")
+    problem = token_file_problem(path)
+    if problem is not None:
+        return Check(
+            "secret",
+            False,
+            f"{path} {problem}",
+            "bridge replaces it on its next start: re-pair the extension then (bridge pair), "
+            "or rely on the native host, which hands over the new one",
+        )
+    return Check("secret", True, f"{path}: mode 0600, yours, in a private directory")
+
+
 def check_native_host() -> Check:
     found = []
     broken = []
@@ -208,8 +233,9 @@ def check_native_host() -> Check:
         return Check(
             "native host",
             None,
-            "not registered: the extension finds relays by probing ports",
-            "optional: bridge install-native-host (no probing, instant connection)",
+            "not registered: your own Chrome's extension has no secret unless paired by hand "
+            "(bridge pair), and then finds relays by probing ports",
+            "bridge install-native-host (hands the extension the secret; no probing)",
         )
     return Check("native host", True, f"registered for {', '.join(found)}")
 
@@ -323,6 +349,7 @@ async def run_checks(args: argparse.Namespace) -> list[Check]:
     state_dir = args.state_dir or default_state_dir()
     checks += check_tokens(state_dir)
     checks += check_packs(state_dir)
+    checks.append(check_trust())
     checks.append(check_native_host())
     checks += await check_extension_and_sites(args, args.live, args.connect_timeout)
     return checks

@@ -43,7 +43,9 @@ class ExtensionNotConnected(BridgeError):
             "The bridge extension is not connected to this relay"
             + (f" ({detail})" if detail else "")
             + f". Load it in Chrome: chrome://extensions -> Developer mode -> Load unpacked -> "
-            f"{extension_dir()} ; or start bridge with --launch so it opens its own browser."
+            f"{extension_dir()} ; then give it your secret once: `bridge install-native-host` "
+            "(and reload the extension), or `bridge pair` and type the code into its popup. Or "
+            "start bridge with --launch so it opens its own browser."
         )
         super().__init__(msg)
 

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bridge import native_install
+from bridge.direct import CdpPipe, DirectCdp
 from bridge.errors import BridgeError, extension_dir
 from bridge.relay import Relay
 from bridge.relay_registry import ENV_RUNTIME_DIR
@@ -150,7 +151,12 @@ class LaunchOptions:
     profile_dir: Path | None = None  # None: the dedicated default profile
     isolated: bool = False  # a temporary profile, removed on stop
     extra_args: Sequence[str] = ()
-    remote_debugging: bool = False  # tests and benchmarks only: direct CDP for comparison
+    #: Benchmarks only: the browser's own DevTools port, the direct-CDP reference. Anyone on
+    #: the machine can drive a browser through such a port (it has no authentication).
+    remote_debugging: bool = False
+    #: Tests: the browser's own DevTools over a pipe only this process holds
+    #: (``--remote-debugging-pipe``; ``direct_cdp()``), for what only the browser can do.
+    debug_pipe: bool = False
     extension: Path = field(default_factory=extension_dir)
     #: Register bridge's native host in the profile (Linux: Chromium reads it from there):
     #: it hands the extension the island's secret and announces the island's relays. Without
@@ -185,6 +191,7 @@ class LaunchedBrowser:
         self._island: Island | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.devtools_url: str | None = None  # ws://127.0.0.1:PORT/devtools/browser/...
+        self.devtools_pipe: CdpPipe | None = None  # with debug_pipe
         self._temp_profile: tempfile.TemporaryDirectory[str] | None = None
         self.profile: Path | None = None
         self._stderr_tail: list[str] = []
@@ -270,13 +277,43 @@ class LaunchedBrowser:
             args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
         if opts.remote_debugging:
             args.append("--remote-debugging-port=0")
+        if opts.debug_pipe:
+            args.append("--remote-debugging-pipe")
         args += list(opts.extra_args)
         args.append(self.start_url)
         return args
 
+    def direct_cdp(self) -> DirectCdp:
+        """A direct CDP client of this browser itself (``async with``): over its pipe, or
+        its DevTools port; for tests and benchmarks."""
+        if self.devtools_pipe is not None:
+            return DirectCdp(self.devtools_pipe)
+        if self.devtools_url is not None:
+            return DirectCdp(self.devtools_url)
+        raise BridgeError("this browser was launched without debug_pipe or remote_debugging")
+
     async def start(self) -> LaunchedBrowser:
         args = self.command()
         self.executable = args[0]
+        ends: list[int] = []  # the browser's ends of its DevTools pipe, in this process
+        preexec = _die_with_parent
+        if self.options.debug_pipe:
+            import fcntl  # POSIX only, as the pipe's fd numbers are
+
+            # The browser reads commands on fd 3 and writes on fd 4. The ends are moved above
+            # 9 first so the child's dup2 onto 3 and 4 cannot overwrite one with the other.
+            to_browser, to_us = os.pipe(), os.pipe()
+            ends = [fcntl.fcntl(to_browser[0], fcntl.F_DUPFD, 10)]
+            ends.append(fcntl.fcntl(to_us[1], fcntl.F_DUPFD, 10))
+            os.close(to_browser[0])
+            os.close(to_us[1])
+            self.devtools_pipe = CdpPipe(to_us[0], to_browser[1])
+
+            def preexec() -> None:
+                _die_with_parent()
+                os.dup2(ends[0], 3)
+                os.dup2(ends[1], 4)
+
         self.process = await asyncio.create_subprocess_exec(
             *args,
             stdin=asyncio.subprocess.DEVNULL,
@@ -290,8 +327,13 @@ class LaunchedBrowser:
                 **self.options.env,
                 **(self.island.browser_env() if self.options.island else {}),
             },
-            preexec_fn=_die_with_parent,
+            preexec_fn=preexec,
+            pass_fds=(3, 4) if ends else (),
         )
+        for fd in ends:
+            os.close(fd)
+        if self.devtools_pipe is not None:
+            await self.devtools_pipe.start()
         devtools_seen: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         # Retrieved even when nobody awaits it (no --remote-debugging): no "never retrieved" noise.
         devtools_seen.add_done_callback(lambda f: f.cancelled() or f.exception())
@@ -325,6 +367,9 @@ class LaunchedBrowser:
         return "\n".join(self._stderr_tail[-20:])
 
     async def stop(self) -> None:
+        if self.devtools_pipe is not None:
+            await self.devtools_pipe.close()
+            self.devtools_pipe = None
         proc, self.process = self.process, None
         if proc is not None and proc.returncode is None:
             # A temporary profile has nothing worth saving: no graceful exit, just stop.

@@ -417,6 +417,24 @@ def uninstall(
     )
 
 
+def registered_anywhere() -> bool:
+    """Is bridge's native host registered for any browser of this user?"""
+    for browser in BROWSERS:
+        try:
+            if manifest_path(browser).exists():
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+SETUP_HINT: Final = (
+    "your own Chrome's bridge extension serves this relay only once it holds your secret: "
+    "run `bridge install-native-host` once (then reload the extension), or `bridge pair` "
+    "and type its code into the extension's popup"
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``install-native-host`` command's options."""
     parser.add_argument(

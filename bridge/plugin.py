@@ -320,7 +320,7 @@ async def bridge_runtime(
     """The stack the MCP server runs, wired by the same ``Runtime``: relay, browser, facade.
 
     A Chromium launched for the session (temporary profile, fake ChatGPT/Gemini mapped in,
-    its DevTools port open for tests that poke the browser directly), or with ``--live``
+    its DevTools on a pipe for tests that poke the browser directly), or with ``--live``
     the person's own Chrome, which must connect by itself.
     """
     chrome_args: list[str] = []
@@ -344,7 +344,7 @@ async def bridge_runtime(
             isolated=True,
             browser_path=bridge_options.browser_path,
             chrome_args=chrome_args,
-            remote_debugging=True,
+            debug_pipe=True,  # the browser's own DevTools for tests: a pipe, never a port
             cdp=True,  # the DevTools endpoint, for Playwright/Puppeteer (bridge_cdp_url)
             state_dir=tmp_path_factory.mktemp("bridge-runtime"),
             runtime_dir=runtime_dir,

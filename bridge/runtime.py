@@ -51,7 +51,8 @@ class RuntimeOptions:
     state_dir: Path | None = None  # sessions.json, history.jsonl, debug/ (default_state_dir())
     relay_port: int | None = None
     session_key: str | None = None
-    remote_debugging: bool = False  # tests and benchmarks: the browser's own DevTools port
+    remote_debugging: bool = False  # benchmarks: the browser's own DevTools port
+    debug_pipe: bool = False  # tests: the browser's own DevTools over a pipe (no port)
     #: How long a command waits for the extension to connect before failing with advice.
     connect_timeout: float | None = None
     flow: AskFlow | None = None
@@ -190,6 +191,7 @@ class Runtime:
                     profile_dir=opts.profile_dir,
                     extra_args=list(opts.chrome_args),
                     remote_debugging=opts.remote_debugging,
+                    debug_pipe=opts.debug_pipe,
                     native_host=opts.native_host,
                     island_dir=opts.runtime_dir,
                 )

@@ -125,6 +125,13 @@ class Island:
             # Directly under the temporary directory: Unix socket paths must stay short.
             made = Path(tempfile.mkdtemp(prefix="bridge-island-"))
             return cls(made, load_secret(made))
+        if (directory / SECRET_FILE).exists():
+            # Two launched browsers on one island would share its secret and its relays: each
+            # would serve the other's bridge.
+            raise TrustUnavailable(
+                f"{directory} is already the island of a launched browser; give each launched "
+                "browser a runtime directory of its own (or none: bridge makes one)"
+            )
         return cls(directory, load_secret(directory), owned=False)
 
     def browser_env(self) -> dict[str, str]:

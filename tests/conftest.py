@@ -136,10 +136,10 @@ def pages() -> Iterator[str]:
 async def direct_cdp(
     extension_link: object, launched_browser: LaunchedBrowser | None
 ) -> AsyncIterator[DirectCdp]:
-    """The launched browser's own DevTools endpoint (for what only the browser can do)."""
-    if launched_browser is None or launched_browser.devtools_url is None:
-        pytest.skip("needs the launched test browser's DevTools port (not in --live mode)")
-    async with DirectCdp(launched_browser.devtools_url) as cdp:
+    """The launched browser's own DevTools, over its pipe (for what only the browser can do)."""
+    if launched_browser is None or launched_browser.devtools_pipe is None:
+        pytest.skip("needs the launched test browser's DevTools pipe (not in --live mode)")
+    async with launched_browser.direct_cdp() as cdp:
         yield cdp
 
 

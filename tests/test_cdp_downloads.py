@@ -26,7 +26,7 @@ import pytest
 import pytest_asyncio
 from websockets.asyncio.client import ClientConnection, connect
 
-from bridge import protocol
+from bridge import protocol, trust
 from bridge.browser import Browser
 from bridge.cdp_downloads import (
     CLOCK_SLACK,
@@ -235,8 +235,11 @@ def _free_port() -> int:
 
 @dataclass
 class ForgedExtension:
-    """A local program that speaks the relay protocol as if it were the extension: it
-    answers the relay's commands and sends whatever events it likes."""
+    """A link that speaks the relay protocol as if it were the extension and answers the
+    relay's commands and sends whatever events it likes. Since the trust handshake an
+    impostor cannot link at all (tests/reliability/test_trust.py); this one holds the secret,
+    as a compromised extension would: the endpoint's checks of what a link reports are the
+    defence behind the handshake."""
 
     relay: Relay
     #: The ``path`` its ``downloadInfo`` replies name: the file it wants copied.
@@ -247,8 +250,13 @@ class ForgedExtension:
 
     async def __aenter__(self) -> ForgedExtension:
         self.ws = await connect(self.relay.url, origin=DEFAULT_ORIGIN, proxy=None)  # type: ignore[arg-type]
-        hello = {"protocolVersion": protocol.PROTOCOL_VERSION, "instanceId": "forged"}
+        nonce = trust.new_nonce()
+        hello = {"protocolVersion": protocol.PROTOCOL_VERSION, "nonce": nonce}
         await self.ws.send(json.dumps({"method": "hello", "params": hello}))
+        challenge = json.loads(await self.ws.recv())["params"]
+        proof = trust.extension_proof(self.relay.secret, nonce, challenge["nonce"], self.relay.port)
+        prove = {"proof": proof, "instanceId": "forged"}
+        await self.ws.send(json.dumps({"method": "prove", "params": prove}))
         assert json.loads(await self.ws.recv())["method"] == "welcome"
         self._serving = asyncio.ensure_future(self._serve())
         return self
@@ -381,6 +389,7 @@ def _hostile_guid(scene: Scene, kind: str) -> str:
     return "../home/.bashrc"  # from the client's directory to the person's file
 
 
+@pytest.mark.reliability(36)
 @pytest.mark.parametrize("kind", ["absolute", "dotdot"])
 async def test_a_guid_that_is_a_path_writes_nothing_and_reaches_no_client(
     scene: Scene, kind: str, caplog: pytest.LogCaptureFixture
@@ -422,6 +431,7 @@ def _plant(scene: Scene, kind: str) -> Path:
 @pytest.mark.parametrize(
     "kind", ["symlink-source", "source-outside", "directory-source", "another-name"]
 )
+@pytest.mark.reliability(36)
 async def test_a_reported_file_that_is_not_the_download_is_not_copied(
     scene: Scene, kind: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -436,6 +446,7 @@ async def test_a_reported_file_that_is_not_the_download_is_not_copied(
     await scene.honest_download()
 
 
+@pytest.mark.reliability(36)
 async def test_without_the_browser_s_folder_an_old_file_or_a_link_is_not_copied(
     scene_unknown_dir: Scene,
 ) -> None:

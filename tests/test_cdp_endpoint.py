@@ -304,6 +304,7 @@ async def _href(cdp: RawCdp, session: str) -> str:
     return str(found["result"]["value"])
 
 
+@pytest.mark.reliability(37)
 @pytest.mark.reliability(7)
 async def test_file_and_extension_urls_are_refused_in_every_session(
     bridge_cdp_url: str, extension_link: BridgeBrowser, site: str
@@ -346,6 +347,7 @@ async def test_file_and_extension_urls_are_refused_in_every_session(
         await cdp.result("Target.closeTarget", {"targetId": created["targetId"]})
 
 
+@pytest.mark.reliability(37)
 @pytest.mark.reliability(7)
 async def test_extension_pages_are_never_listed_announced_or_attached(
     bridge_cdp_url: str, bridge_runtime: Runtime, direct_cdp: DirectCdp, site: str
@@ -386,6 +388,7 @@ async def test_extension_pages_are_never_listed_announced_or_attached(
             await direct_cdp.call("Target.closeTarget", {"targetId": target})
 
 
+@pytest.mark.reliability(37)
 @pytest.mark.reliability(7)
 async def test_a_tab_that_shows_an_extension_page_is_let_go_and_stays_refused(
     bridge_cdp_url: str, direct_cdp: DirectCdp, site: str

@@ -240,7 +240,8 @@ async def test_cdp_command_with_allow_file_urls_lets_clients_open_local_files(
     assert proc.stdout is not None and proc.stdin is not None
     try:
         line = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
-        url = line.removeprefix("CDP endpoint: ").strip()
+        token = (tmp_path / "state" / "cdp-token").read_text().strip()  # never printed
+        url = f"{line.removeprefix('CDP endpoint: ').strip()}?token={token}"
         async with raw_cdp(url) as cdp:
             # Served once the launched browser's extension has linked (a command waits).
             created = await cdp.result("Target.createTarget", {"url": page.as_uri()})

@@ -10,7 +10,6 @@ has "Allow access to file URLs" switched off for bridge (as Chrome stores it:
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,6 @@ from bridge.file_input import set_input_files
 from bridge.launcher import LaunchedBrowser
 from bridge.plugin import BridgeOptions
 from bridge.relay import EXTENSION_ID
-from bridge.relay_registry import ENV_RUNTIME_DIR
 from bridge.runtime import Runtime, RuntimeOptions
 from bridge.waiting import scaled
 from tests.attack_files import PDF
@@ -81,7 +79,8 @@ async def no_file_access(
     (profile / "Default").mkdir(parents=True)
     prefs = {"extensions": {"settings": {EXTENSION_ID: {"newAllowFileAccess": False}}}}
     (profile / "Default" / "Preferences").write_text(json.dumps(prefs), encoding="utf-8")
-    runtime_dir = os.environ.get(ENV_RUNTIME_DIR)
+    # An island of its own (no runtime_dir): sharing the session's would give both browsers
+    # the same secret and relays, and the session's browser would serve this relay.
     options = RuntimeOptions(
         launch=True,
         headless=True,
@@ -89,7 +88,6 @@ async def no_file_access(
         browser_path=bridge_options.browser_path,
         chrome_args=fake_sites.chromium_args(),
         state_dir=root / "state",
-        runtime_dir=Path(runtime_dir) if runtime_dir else None,
         allow_paths=[root / "files"],
     )
     (root / "files").mkdir()
@@ -112,6 +110,7 @@ async def test_the_browser_tool_fails_typed_and_the_input_stays_empty(
     assert await tools.evaluate("() => document.querySelector('#files').files.length") == 0
 
 
+@pytest.mark.reliability(39)
 @pytest.mark.e2e
 async def test_an_ask_with_an_upload_fails_typed_and_nothing_reaches_the_site(
     no_file_access: Runtime, fakes: FakeSites

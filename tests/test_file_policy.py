@@ -253,6 +253,7 @@ SEGMENTS = st.sampled_from(
     deadline=None,  # file system calls on a shared machine
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
+@pytest.mark.reliability(39)
 @given(parts=st.lists(SEGMENTS, min_size=1, max_size=7), absolute=st.booleans())
 def test_what_passes_is_inside_the_project_physically(
     world: dict[str, Path], parts: list[str], absolute: bool

@@ -96,7 +96,7 @@ def _group(pgid: int) -> list[int]:
 @pytest.mark.e2e
 @pytest.mark.reliability(25)
 async def test_stop_leaves_no_process_and_no_temporary_profile() -> None:
-    launcher = LaunchedBrowser(LaunchOptions(headless=True, isolated=True, remote_debugging=True))
+    launcher = LaunchedBrowser(LaunchOptions(headless=True, isolated=True, debug_pipe=True))
     await launcher.start()
     pid = launcher.pid
     assert pid is not None and launcher.profile is not None

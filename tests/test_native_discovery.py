@@ -125,13 +125,12 @@ async def browser_without_host(pages: str) -> AsyncIterator[LaunchedBrowser]:
     `bridge pair` does, through the worker's own hook): it finds relays by probing."""
     browser = LaunchedBrowser(
         LaunchOptions(
-            headless=True, isolated=True, island=False, native_host=False, remote_debugging=True
+            headless=True, isolated=True, island=False, native_host=False, debug_pipe=True
         )
     )
     await browser.start()
     try:
-        assert browser.devtools_url is not None
-        async with Relay(register=False) as pairing, DirectCdp(browser.devtools_url) as cdp:
+        async with Relay(register=False) as pairing, browser.direct_cdp() as cdp:
             offer = pairing.start_pairing()
             await in_worker(cdp, f"bridgePair({json.dumps(offer.code)})")
             await asyncio.wait_for(offer.done, scaled(30.0))
@@ -144,8 +143,7 @@ async def browser_without_host(pages: str) -> AsyncIterator[LaunchedBrowser]:
 async def test_without_the_host_probing_backs_off_after_the_first_minute(
     browser_without_host: LaunchedBrowser, request: pytest.FixtureRequest
 ) -> None:
-    assert browser_without_host.devtools_url is not None
-    async with DirectCdp(browser_without_host.devtools_url) as cdp, ProbeCounter() as probes:
+    async with browser_without_host.direct_cdp() as cdp, ProbeCounter() as probes:
         await probes.wait_for(3, scaled(10.0))
         status = await extension_status(cdp)
         assert status["mode"] == "probe" and status["nativeDownReason"]

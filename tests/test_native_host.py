@@ -153,7 +153,7 @@ async def test_an_island_host_hands_over_the_island_secret_and_never_makes_one(
         await _stop(host)
 
 
-@pytest.mark.reliability(31)
+@pytest.mark.reliability(33)
 async def test_a_squatted_runtime_directory_makes_the_host_fail_closed_and_say_why(
     tmp_path: Path,
 ) -> None:

@@ -51,6 +51,7 @@ def test_redact(line: str, shown: str) -> None:
     assert redact(line) == shown
 
 
+@pytest.mark.reliability(38)
 async def test_the_relay_logs_no_token_with_websockets_at_debug(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -148,6 +148,7 @@ def test_an_ignored_local_state_directory_is_said_once_with_how_to_choose_it(
     assert "--state-dir .local/bridge" in err
 
 
+@pytest.mark.reliability(35)
 def test_another_users_state_directory_is_refused_before_anything_is_read(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

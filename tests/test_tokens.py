@@ -38,6 +38,7 @@ def test_a_token_is_made_private_once_and_then_kept(tmp_path: Path) -> None:
     assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
 
 
+@pytest.mark.reliability(35)
 @pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o620, 0o602, 0o660], ids=oct)
 def test_a_loose_token_file_is_replaced_never_used(
     tmp_path: Path, mode: int, capsys: pytest.CaptureFixture[str]
@@ -60,6 +61,7 @@ def test_a_value_bridge_never_makes_is_replaced(tmp_path: Path, value: str) -> N
     assert created and token != value.strip() and len(token) == 43
 
 
+@pytest.mark.reliability(35)
 def test_a_symbolic_link_is_replaced_and_its_target_left_alone(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere"
     _plant(target)  # private, ours, the right shape: only the link is wrong
@@ -80,6 +82,7 @@ def test_a_fifo_is_replaced_without_waiting_for_a_writer(tmp_path: Path) -> None
     assert created and stat.S_ISREG(path.stat().st_mode)
 
 
+@pytest.mark.reliability(35)
 def test_another_users_token_file_is_replaced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

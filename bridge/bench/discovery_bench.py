@@ -25,7 +25,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from bridge.direct import DirectCdp
 from bridge.errors import extension_dir
 from bridge.launcher import LaunchedBrowser, LaunchOptions
 from bridge.relay import PORT_RANGE, Relay
@@ -77,8 +76,7 @@ class _Knocks:
 async def _pair_by_hand(browser: LaunchedBrowser) -> None:
     """Pair a browser that has no native host, as `bridge pair` and the popup do (the code
     typed through the worker's own hook): it then probes for relays."""
-    assert browser.devtools_url is not None
-    async with Relay(register=False) as relay, DirectCdp(browser.devtools_url) as cdp:
+    async with Relay(register=False) as relay, browser.direct_cdp() as cdp:
         offer = relay.start_pairing()
         await cdp.in_extension_worker(f"bridgePair({json.dumps(offer.code)})")
         await asyncio.wait_for(offer.done, 30.0)
@@ -93,7 +91,7 @@ def _browser(extension: Path, native_host: bool) -> LaunchedBrowser:
             isolated=True,
             native_host=native_host,
             island=native_host,
-            remote_debugging=not native_host,
+            debug_pipe=not native_host,
             extension=extension,
         )
     )
@@ -148,10 +146,8 @@ async def _start_to_connected(native_host: bool, relays: int) -> float:
     return statistics.median(took) * 1000
 
 
-async def _round_trip(link: str, rounds: int, runtime_dir: Path) -> float:
-    options = RuntimeOptions(
-        launch=True, headless=True, isolated=True, link=link, runtime_dir=runtime_dir
-    )
+async def _round_trip(link: str, rounds: int) -> float:
+    options = RuntimeOptions(launch=True, headless=True, isolated=True, link=link)
     async with Runtime(options) as runtime:
         await runtime.connected(30)
         assert runtime.relay.link is not None and runtime.relay.link.via == link
@@ -186,8 +182,6 @@ async def main(args: argparse.Namespace) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="bridge-bench-") as tmp:
         # "The person's" secret for the browsers paired by hand: the run's own, never theirs.
         os.environ[ENV_TRUST_DIR] = str(Path(tmp) / "trust")
-        rt = Path(tmp) / "rt"
-        rt.mkdir()
         before = _extension_at(args.before_ref, Path(tmp))
         out["idle_probes_per_min_before"] = round(
             await _probes_per_minute(
@@ -204,8 +198,8 @@ async def main(args: argparse.Namespace) -> dict[str, object]:
             await _start_to_connected(False, args.relays), 1
         )
         out["start_to_connected_ms_host"] = round(await _start_to_connected(True, args.relays), 1)
-        ws = await _round_trip("websocket", args.rounds, rt)
-        native = await _round_trip("native", args.rounds, rt)
+        ws = await _round_trip("websocket", args.rounds)
+        native = await _round_trip("native", args.rounds)
         out["round_trip_ms_websocket"] = round(ws, 3)
         out["round_trip_ms_native"] = round(native, 3)
         out["round_trip_native_over_websocket"] = round(native / ws, 2)

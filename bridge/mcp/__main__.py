@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bridge import native_install
 from bridge.about import version_line
 from bridge.demo import DEMO_NOTE, demo_setup, refuse_demo_options
 from bridge.errors import BridgeError
@@ -288,6 +289,8 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
         file=sys.stderr,
         flush=True,
     )
+    if not options.launch and not native_install.registered_anywhere():
+        print(f"bridge: {native_install.SETUP_HINT}", file=sys.stderr, flush=True)
     # The DevTools token's file, never its value (docs/flows.md#tokens).
     print(
         f"bridge: CDP endpoint: ws://127.0.0.1:{runtime.relay.port}/cdp (token in "

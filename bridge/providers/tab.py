@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 from bridge.cdp import CdpSession
-from bridge.errors import BridgeError, ProviderError
+from bridge.errors import BridgeError, CdpError, ProviderError
 from bridge.providers.context import AskContext
 from bridge.waiting import scaled
 
@@ -86,13 +86,40 @@ async def try_tab(ctx: AskContext, tab_id: int) -> tuple[CdpSession, str] | None
     try:
         async with asyncio.timeout(scaled(REUSE_S)):
             session = await ctx.browser.attach(tab_id)
-            url = str(await session.evaluate("location.href", timeout=scaled(4.0)))
+            url = await _href(session)
     except (BridgeError, TimeoutError) as exc:
         log.info("tab %s not reusable: %s", tab_id, exc)
         return None
     if not url.startswith(ctx.spec.url_prefixes):
         return None
     return session, url
+
+
+_NAVIGATING = ("navigated or closed", "context was destroyed")
+
+
+async def _href(session: CdpSession) -> str:
+    """The tab's URL. A tab that is (re)loading, as one the browser restored at its start,
+    answers "Inspected target navigated or closed": then ask again once it has loaded (the
+    load event, bounded by the caller's reuse deadline)."""
+    for _ in range(3):
+        try:
+            return str(await session.evaluate("location.href", timeout=scaled(4.0)))
+        except CdpError as exc:
+            if not any(text in str(exc) for text in _NAVIGATING):
+                raise
+        await session.send("Page.enable")
+        loaded = session.expect_event("Page.loadEventFired")
+        try:
+            try:
+                ready = await session.evaluate("document.readyState", timeout=scaled(4.0))
+            except CdpError:
+                ready = "loading"
+            if ready != "complete":
+                await loaded.wait(scaled(REUSE_S))
+        finally:
+            loaded.close()
+    return str(await session.evaluate("location.href", timeout=scaled(4.0)))
 
 
 async def new_tab(ctx: AskContext, url: str) -> CdpSession:

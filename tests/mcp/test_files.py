@@ -119,6 +119,7 @@ async def test_a_missing_file_is_refused_before_anything_is_sent(
 # -- the attacker: a page told the agent to send the person's key --------------------------------
 
 
+@pytest.mark.reliability(39)
 async def test_every_ask_tool_refuses_the_key_and_files_outside_naming_the_flag(
     stdio_server: Client, fakes: FakeSites, world: World
 ) -> None:
@@ -145,6 +146,7 @@ def upload_site() -> Iterator[str]:
     yield from serve()
 
 
+@pytest.mark.reliability(39)
 async def test_browser_file_upload_refuses_the_key_and_nothing_reaches_the_page(
     bridge: Bridge,
     upload_site: str,

@@ -232,6 +232,7 @@ def test_the_cli_refuses_a_missing_file_before_starting_a_browser(tmp_path: Path
 # -- the attacker: a page talked the agent into sending the person's key -----------------------
 
 
+@pytest.mark.reliability(39)
 @pytest.mark.parametrize("case", ["key", "outside", "symlink"])
 def test_the_cli_refuses_the_key_and_files_outside_before_starting_a_browser(
     tmp_path: Path, case: str
@@ -256,6 +257,7 @@ def test_the_cli_refuses_the_key_and_files_outside_before_starting_a_browser(
 @pytest.mark.parametrize(
     ("provider", "case"), [("chatgpt", "key"), ("gemini", "outside"), ("chatgpt", "symlink")]
 )
+@pytest.mark.reliability(39)
 async def test_the_key_and_files_outside_never_reach_the_site(
     bridge: Bridge,
     fakes: FakeSites,

@@ -488,6 +488,7 @@ FOREIGN = [
 ]
 
 
+@pytest.mark.reliability(35)
 @pytest.mark.parametrize(("provider", "body", "key"), FOREIGN)
 def test_an_override_pointing_outside_the_providers_domains_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str, body: Any, key: str

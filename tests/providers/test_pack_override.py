@@ -68,6 +68,7 @@ async def test_a_user_override_absorbs_a_renamed_selector(
         await bridge.ask("chatgpt", QUESTION, timeout=60)
 
 
+@pytest.mark.reliability(35)
 async def test_an_override_sending_asks_elsewhere_is_refused_before_any_tab_opens(
     extension_link: Browser, fakes: FakeSites, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

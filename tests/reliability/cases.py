@@ -14,7 +14,7 @@ CASES: dict[int, tuple[str, str]] = {
     2: ("WebSocket to /extension from another origin", "403 before the upgrade"),
     3: (
         "Missing or wrong bearer token",
-        "401, constant-time comparison; token files 0600, never printed twice or logged",
+        "401, constant-time comparison; token files 0600, never printed or logged",
     ),
     4: ("Where servers listen", "127.0.0.1 unless told otherwise, and then still the token"),
     5: (
@@ -85,6 +85,71 @@ CASES: dict[int, tuple[str, str]] = {
         "Native host killed or removed",
         "fall back to probing and reconnect; a reinstall restores push, no browser restart",
     ),
+    31: (
+        "A rogue relay in the port range (a process without the person's secret)",
+        "the extension serves no relay before it proves the secret: no tab, no cookie, no "
+        "command; with the native host it is never even met; without a secret nothing is "
+        "probed",
+    ),
+    32: (
+        "A forged extension link (a program sending the extension's Origin)",
+        "challenged, then refused (4004): no command, no tab list, no question; the real "
+        "browser keeps serving; logged",
+    ),
+    33: (
+        "The runtime directory squatted by another user (or a link)",
+        "the native host fails closed: no secret handed over, the extension serves nothing, "
+        "its popup says why",
+    ),
+    34: (
+        "A second bridge (the demo, --launch) while the everyday server runs",
+        "the everyday server keeps the person's browser; the launched browser links only to "
+        "its own bridge",
+    ),
+    35: (
+        "A hostile checkout (.local/bridge with packs and planted tokens)",
+        "not adopted unless chosen; planted or loose token files replaced; a pack sending asks "
+        "elsewhere refused",
+    ),
+    36: (
+        "Download events naming paths (absolute, ..) or foreign files",
+        "nothing written outside the client's download folder, nothing copied but the "
+        "download itself",
+    ),
+    37: (
+        "file: and chrome-extension: through the DevTools endpoint",
+        "refused in every session; extension pages never listed, attached or driven",
+    ),
+    38: (
+        "Tokens on stdout, stderr or in logs",
+        "never, at any log level; `bridge token` prints one when asked",
+    ),
+    39: (
+        "Files by prompt injection (~/.ssh/id_rsa, files outside the allowed roots)",
+        "refused with the flag to pass named; nothing read or sent; no byte fallback",
+    ),
+    40: (
+        "A client acting on one of the person's tabs",
+        "refused until the person shares it from the popup (or --tabs all); never attached",
+    ),
+    41: (
+        "Two of the person's browsers linked to one relay",
+        "the first serves; the second waits until the first goes away or the person picks "
+        "it in its popup; every switch logged",
+    ),
+    42: (
+        "Pairing by hand",
+        "the secret only to whoever types the relay's one-time code; a wrong code or a rogue "
+        "relay learns nothing; the code dies after use, 10 minutes or 5 wrong proofs",
+    ),
+    43: (
+        "--host beyond loopback",
+        "refused without TLS (or --insecure-remote); HTTPS with the token",
+    ),
+    44: (
+        "The test browser's own DevTools",
+        "a pipe only the test process holds, no port anyone on the machine could drive it through",
+    ),
 }
 
 NOTES: dict[int, str] = {
@@ -122,9 +187,20 @@ NOTES: dict[int, str] = {
         "headed, that the person's page keeps focus."
     ),
     22: (
-        "A server without --launch serves whichever browser connected last; two servers on "
-        "one browser are told apart by their relays, as tested."
+        "A server without --launch serves the browser that linked first (a later one waits, "
+        "case 41); two servers on one browser are told apart by their relays, as tested."
     ),
+    31: (
+        "Another user is played by programs that never read the person's secret: a rogue "
+        "relay in the range (tests/impostors.py) and a plain client; a process of another "
+        "user cannot read it (0600 in a 0700 directory). A same-user process can, and is out "
+        "of reach by design (docs/protocol.md#security)."
+    ),
+    33: (
+        "Another user's directory is played by one chown-ed to nobody (root, as in CI) and "
+        "by a symlink (any user)."
+    ),
+    35: "Another user's files are played by chown to uid 65534 (root, as in CI).",
     29: (
         "A flooding client is slowed (256 commands in flight, then its socket is not read), "
         "never dropped; one that dies with its reading paused is noticed by the WebSocket "

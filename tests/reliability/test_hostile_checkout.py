@@ -130,6 +130,7 @@ async def _ask_chatgpt(port: int, token: str) -> tuple[bool, str]:
     return bool(result.is_error), text
 
 
+@pytest.mark.reliability(35)
 async def test_bridge_mcp_in_a_hostile_checkout_uses_none_of_its_state(
     fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
 ) -> None:
@@ -159,6 +160,7 @@ async def test_bridge_mcp_in_a_hostile_checkout_uses_none_of_its_state(
     assert server.proc.returncode == 0, server.text
 
 
+@pytest.mark.reliability(35)
 async def test_choosing_the_checkouts_state_directory_still_adopts_nothing_planted(
     fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
 ) -> None:
@@ -191,6 +193,7 @@ async def test_choosing_the_checkouts_state_directory_still_adopts_nothing_plant
     assert not any(value in server.text for value in PLANTED.values())
 
 
+@pytest.mark.reliability(35)
 @pytest.mark.parametrize("chosen", [False, True], ids=["left-to-bridge", "state-dir-chosen"])
 async def test_ask_demo_in_a_hostile_checkout(tmp_path: Path, chosen: bool) -> None:
     """``bridge ask --demo`` keeps its state in a temporary directory, so the checkout's is

@@ -97,9 +97,13 @@ async def test_a_browser_restarted_by_the_person_is_found_again_with_its_chat_ta
     args = [*fake_sites.chromium_args(), "--restore-last-session"]
 
     def browser() -> LaunchedBrowser:
-        return LaunchedBrowser(LaunchOptions(headless=True, profile_dir=profile, extra_args=args))
+        # The person's own browser (not an island): its host hands over the person's secret.
+        options = LaunchOptions(
+            headless=True, profile_dir=profile, extra_args=args, island=False, debug_pipe=True
+        )
+        return LaunchedBrowser(options)
 
-    relay = await Relay().start()  # accepts any browser: the person's own, restarted
+    relay = await Relay().start()  # the person's everyday relay: their secret
     try:
         first = await browser().start()
         try:
@@ -108,12 +112,26 @@ async def test_a_browser_restarted_by_the_person_is_found_again_with_its_chat_ta
             before = await one.ask("chatgpt", QUESTION, new_chat=True)
             chat_url = before.url
         finally:
-            await first.stop()  # SIGTERM: Chromium saves its session, as on quitting
+            # The person quits (Chromium 156 no longer saves its session on SIGTERM).
+            async with first.direct_cdp() as cdp:
+                await cdp.call("Browser.close")
+            assert first.process is not None
+            await asyncio.wait_for(first.process.wait(), scaled(30.0))
+            await first.stop()
         second = await browser().start()
         try:
-            await relay.wait_for_link(scaled(30.0))
             restarted = Browser(relay)
-            restored = [t for t in await restarted.list_tabs() if t.url == chat_url]
+            # Chromium may restore the tab after the extension linked: each new tab is an
+            # event (tabCreated), and the listing is read again after each.
+            created = asyncio.Event()
+            restarted.tab_created_listeners.append(lambda _: created.set())
+            await relay.wait_for_link(scaled(30.0))
+            async with asyncio.timeout(scaled(30.0)):
+                while not (
+                    restored := [t for t in await restarted.list_tabs() if t.url == chat_url]
+                ):
+                    await created.wait()
+                    created.clear()
             assert len(restored) == 1, "Chromium restored the chat tab"
             two = Bridge(restarted, state_dir=tmp_path, session_key="restart")
             after = await two.ask("chatgpt", QUESTION)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from pathlib import Path
@@ -31,7 +30,6 @@ from bridge.errors import BridgeError, BridgeTimeout, CommandFailed, TabClosed, 
 from bridge.fakes import FakeSites
 from bridge.launcher import LaunchedBrowser
 from bridge.plugin import BridgeOptions, NewTab
-from bridge.relay_registry import ENV_RUNTIME_DIR
 from bridge.runtime import Runtime, RuntimeOptions
 from bridge.tools.browsing import BrowserTools, DialogOpen
 from bridge.waiting import scaled
@@ -134,15 +132,13 @@ async def two_extensions(
     if launched_browser is None:
         pytest.skip("launches a browser of its own with a second extension (not in --live mode)")
     both = f"{extension_dir().resolve()},{_other_extension(tmp_path / 'other-extension')}"
-    runtime_dir = os.environ.get(ENV_RUNTIME_DIR)
-    options = RuntimeOptions(
+    options = RuntimeOptions(  # an island of its own: not the session browser's relays
         launch=True,
         headless=True,
         isolated=True,
         browser_path=bridge_options.browser_path,
         chrome_args=[f"--disable-extensions-except={both}", f"--load-extension={both}"],
         state_dir=tmp_path / "state",
-        runtime_dir=Path(runtime_dir) if runtime_dir else None,
     )
     async with Runtime(options) as runtime:
         await runtime.connected(scaled(30.0))

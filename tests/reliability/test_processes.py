@@ -42,6 +42,7 @@ from bridge.native_install import install, uninstall
 from bridge.relay import PORT_RANGE, Relay
 from bridge.relay_registry import ENV_RUNTIME_DIR
 from bridge.runtime import Runtime
+from bridge.trust_root import ENV_TRUST_DIR
 from bridge.waiting import scaled
 from tests.extension_worker import extension_status, in_worker
 
@@ -264,13 +265,15 @@ async def test_two_mcp_servers_with_their_own_clients_share_one_browser_without_
         pytest.skip("needs the session's own runtime directory (not in --live mode)")
     session_link = await relay.wait_for_link(scaled(10.0))
     ports = [_free_port_outside_the_range(), _free_port_outside_the_range()]
-    env = {ENV_RUNTIME_DIR: str(runtime_dir)}  # the MCP SDK passes only a safe default env
+    # The MCP SDK passes only a safe default env. Both servers are the person's everyday
+    # bridges of that browser: the island's secret is theirs (its directory is the trust one).
+    env = {ENV_RUNTIME_DIR: str(runtime_dir), ENV_TRUST_DIR: str(runtime_dir)}
     if os.environ.get("BRIDGE_TIMEOUT_FACTOR"):
         env["BRIDGE_TIMEOUT_FACTOR"] = os.environ["BRIDGE_TIMEOUT_FACTOR"]
 
-    def server(name: str, port: int) -> StdioServerParameters:
+    def server(name: str, port: int, *extra: str) -> StdioServerParameters:
         state = tmp_path / name
-        args = ["-m", "bridge.mcp", "--tools", "browser", "--relay-port", str(port)]
+        args = ["-m", "bridge.mcp", "--tools", "browser", "--relay-port", str(port), *extra]
         return StdioServerParameters(
             command=sys.executable,
             args=[*args, "--state-dir", str(state), "--verbose"],
@@ -284,7 +287,10 @@ async def test_two_mcp_servers_with_their_own_clients_share_one_browser_without_
         with open(logs[0], "w") as log_one, open(logs[1], "w") as log_two:
             async with (
                 Client(stdio_client(server("one", ports[0]), errlog=log_one)) as one,
-                Client(stdio_client(server("two", ports[1]), errlog=log_two)) as two,
+                # Two acts on every tab (--tabs all): only the extension's ownership stops it.
+                Client(
+                    stdio_client(server("two", ports[1], "--tabs", "all"), errlog=log_two)
+                ) as two,
                 asyncio.timeout(scaled(120.0)),
             ):
                 # Both at once, each to a tab of its own.
@@ -316,10 +322,17 @@ async def test_two_mcp_servers_with_their_own_clients_share_one_browser_without_
                 assert _ok(await two.call_tool("browser_evaluate", title)).structured_content[
                     "result"
                 ] == ("console")
-                # Naming the other's tab is refused, and nothing happens there.
+                # Naming the other's tab is refused, and nothing happens there: by one's tab
+                # policy (not a tab it opened or the person shared), and for two, which acts
+                # on every tab, by the extension (the tab is attached by another relay).
                 hijack = {"function": "() => { document.title = 'taken'; return 1; }"}
                 refused = await one.call_tool("browser_evaluate", {**hijack, "tab": mine_two})
+                assert refused.is_error and "tab_not_shared" in _text(refused), _text(refused)
+                refused = await two.call_tool("browser_evaluate", {**hijack, "tab": mine_one})
                 assert refused.is_error and "attached_elsewhere" in _text(refused), _text(refused)
+                assert _ok(await one.call_tool("browser_evaluate", title)).structured_content[
+                    "result"
+                ] == ("home")
                 assert _ok(await two.call_tool("browser_evaluate", title)).structured_content[
                     "result"
                 ] == ("console")
@@ -617,7 +630,9 @@ async def test_the_real_extension_shows_another_protocol_version_refused_and_bac
             _, at, instance, message = (await _line(child.stdout, "refused", scaled(wait))).split(
                 " ", 3
             )
-            assert instance == session_link.instance_id  # the session's browser, each time
+            # A hello names no browser (nothing flows before the proof): "None" is its
+            # instanceId. It is the session's browser: only its native host announced this.
+            assert instance == "None"
             assert f"relay speaks {ours + 1}" in message and f"extension speaks {ours}" in message
             attempts.append(float(at))
             if len(attempts) == 1:
@@ -939,7 +954,7 @@ async def browser_with_host(
             headless=True,
             isolated=True,
             native_host=True,
-            remote_debugging=True,
+            debug_pipe=True,
             island=False,
             env={ENV_RUNTIME_DIR: str(own_runtime_dir)},
         )
@@ -982,7 +997,7 @@ async def test_a_killed_and_removed_host_falls_back_to_probing_and_a_reinstall_r
     browser_with_host: tuple[LaunchedBrowser, Path], request: pytest.FixtureRequest
 ) -> None:
     browser, runtime_dir = browser_with_host
-    assert browser.devtools_url is not None and browser.profile is not None
+    assert browser.profile is not None
     relays: list[Relay] = []
 
     async def relay(**kwargs: Any) -> Relay:
@@ -991,7 +1006,7 @@ async def test_a_killed_and_removed_host_falls_back_to_probing_and_a_reinstall_r
         return started
 
     try:
-        async with DirectCdp(browser.devtools_url) as cdp:
+        async with browser.direct_cdp() as cdp:
             pushed = await relay()
             pushed_link = await pushed.wait_for_link(scaled(30.0))
             assert pushed.info_requests == 0  # told by the host, no probe

@@ -474,6 +474,7 @@ def test_a_loosened_token_file_is_replaced_never_used(tmp_path: Path) -> None:
     assert load_or_create_token(path) == (again, False)
 
 
+@pytest.mark.reliability(38)
 @pytest.mark.reliability(3)
 async def test_tokens_are_never_shown_nor_logged_across_starts(tmp_path: Path) -> None:
     async with mcp_http(tmp_path) as first:
@@ -509,6 +510,7 @@ async def test_tokens_are_never_shown_nor_logged_across_starts(tmp_path: Path) -
     assert (second.token, second.cdp_token) == (mcp_token, cdp_token)  # kept, not remade
 
 
+@pytest.mark.reliability(38)
 @pytest.mark.e2e
 @pytest.mark.reliability(3)
 async def test_first_starts_with_a_browser_print_no_token_and_bridge_token_prints_it(
@@ -597,6 +599,7 @@ async def test_mcp_http_on_all_interfaces_in_clear_only_when_told_and_still_requ
     assert warning in server.stderr
 
 
+@pytest.mark.reliability(43)
 @pytest.mark.reliability(4)
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.5", "bridge.example"])
 async def test_mcp_http_on_a_network_address_without_tls_is_refused_before_it_listens(
@@ -622,6 +625,7 @@ async def test_mcp_http_on_a_network_address_without_tls_is_refused_before_it_li
     assert out == b"" and not (tmp_path / "state").exists()  # no token made, nothing served
 
 
+@pytest.mark.reliability(43)
 @pytest.mark.reliability(4)
 async def test_mcp_http_on_all_interfaces_serves_https_to_a_real_mcp_client(
     tmp_path: Path,

@@ -136,7 +136,7 @@ async def _persons_browser(
             isolated=True,
             island=False,
             native_host=native_host,
-            remote_debugging=True,
+            debug_pipe=True,
             env=env,
         )
     )
@@ -160,8 +160,7 @@ async def without_host() -> AsyncIterator[LaunchedBrowser]:
 async def test_unpaired_and_without_a_host_the_extension_serves_nothing_and_says_how(
     without_host: LaunchedBrowser,
 ) -> None:
-    assert without_host.devtools_url is not None
-    async with DirectCdp(without_host.devtools_url) as cdp:
+    async with without_host.direct_cdp() as cdp:
         status = await settled(cdp)
         assert status["mode"] == "unpaired" and status["secretSource"] == ""
         assert status["probeRounds"] == 0  # nothing is even looked for
@@ -176,8 +175,7 @@ async def test_unpaired_and_without_a_host_the_extension_serves_nothing_and_says
 async def test_paired_by_hand_it_serves_only_relays_that_prove_the_secret(
     without_host: LaunchedBrowser, caplog: pytest.LogCaptureFixture
 ) -> None:
-    assert without_host.devtools_url is not None
-    async with DirectCdp(without_host.devtools_url) as cdp:
+    async with without_host.direct_cdp() as cdp:
         await settled(cdp)
         popup = await Popup.open(cdp)
         # The person's path: `bridge pair` shows a code, the person types it in the popup.
@@ -291,8 +289,7 @@ async def test_the_demo_and_a_launched_bridge_leave_the_everyday_server_its_brow
             # The everyday server never saw another browser, nor lost its own.
             assert everyday.links == [link] and not link.is_closed
             assert everyday.link is link and everyday.refused_links == 0
-            assert browser.devtools_url is not None
-            async with DirectCdp(browser.devtools_url) as cdp:
+            async with browser.direct_cdp() as cdp:
                 status = await extension_status(cdp)
             assert [r["port"] for r in status["relays"]] == [everyday.port]
     finally:
@@ -315,8 +312,7 @@ async def test_a_second_browser_waits_until_the_person_chooses_it_in_its_popup(
             browser = Browser(relay)
             tab = await browser.new_tab("about:blank")
             second = await _persons_browser(native_host=True, runtime_dir=person_runtime_dir)
-            assert second.devtools_url is not None
-            async with DirectCdp(second.devtools_url) as cdp:
+            async with second.direct_cdp() as cdp:
                 await wait_status(cdp, "s.relays.some(r => r.serving === false)", 30.0)
                 assert relay.link is first_link  # never switched silently
                 assert await tab.evaluate("1 + 1") == 2
@@ -358,8 +354,7 @@ async def test_a_client_acts_on_the_persons_tab_only_once_the_person_shares_it(
             browser = Browser(relay)
             browser.tab_scope = "own"  # as in the person's own browser (bridge.runtime)
             tools = ToolHub(browser).client("agent")
-            assert person.devtools_url is not None
-            async with DirectCdp(person.devtools_url) as cdp:
+            async with person.direct_cdp() as cdp:
                 # A tab the person opened: their bank, say.
                 created = await cdp.call("Target.createTarget", {"url": f"{pages}/"})
                 listed = {t["url"]: t for t in (await tools.tabs("list"))["tabs"]}
@@ -398,3 +393,21 @@ async def test_a_client_acts_on_the_persons_tab_only_once_the_person_shares_it(
                 await cdp.call("Target.closeTarget", {"targetId": created["targetId"]})
     finally:
         await person.stop()
+
+
+# -- case 44: the test browsers' own DevTools --------------------------------------------------
+
+
+@pytest.mark.reliability(44)
+async def test_the_session_browser_offers_no_devtools_port_only_its_pipe(
+    launched_browser: LaunchedBrowser | None, direct_cdp: DirectCdp
+) -> None:
+    assert launched_browser is not None and launched_browser.pid is not None
+    assert launched_browser.profile is not None
+    args = Path(f"/proc/{launched_browser.pid}/cmdline").read_bytes().split(b"\0")
+    assert b"--remote-debugging-pipe" in args
+    assert not any(a.startswith(b"--remote-debugging-port") for a in args)
+    assert not (launched_browser.profile / "DevToolsActivePort").exists()
+    assert launched_browser.devtools_url is None
+    # The tests' own access to the browser works through the pipe only this process holds.
+    assert (await direct_cdp.call("Browser.getVersion"))["product"].startswith("Chrome/")
