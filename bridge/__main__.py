@@ -82,6 +82,8 @@ async def _relay_main(args: argparse.Namespace) -> int:
             )
         else:
             print("waiting for Chrome with the bridge extension to connect…", flush=True)
+            if not native_install.registered_anywhere():
+                print(f"note: {native_install.SETUP_HINT}", flush=True)
         link = await runtime.connected(scaled(60.0) if runtime.launched else 3600.0)
         tabs = await runtime.browser.list_tabs()
         print(

@@ -86,7 +86,7 @@ async def try_tab(ctx: AskContext, tab_id: int) -> tuple[CdpSession, str] | None
     try:
         async with asyncio.timeout(scaled(REUSE_S)):
             session = await ctx.browser.attach(tab_id)
-            url = await _href(session)
+        url = await _href(session)  # bounded on its own: a loading tab is waited for
     except (BridgeError, TimeoutError) as exc:
         log.info("tab %s not reusable: %s", tab_id, exc)
         return None
@@ -99,9 +99,10 @@ _NAVIGATING = ("navigated or closed", "context was destroyed")
 
 
 async def _href(session: CdpSession) -> str:
-    """The tab's URL. A tab that is (re)loading, as one the browser restored at its start,
-    answers "Inspected target navigated or closed": then ask again once it has loaded (the
-    load event, bounded by the caller's reuse deadline)."""
+    """The tab's URL, each try bounded by the health check's 4 s (docs/sites.md#timeouts). A
+    tab that is (re)loading, as one the browser restored at its start, answers "Inspected
+    target navigated or closed": it is not unresponsive, so its load is waited for (bounded
+    as a navigation is, 30 s) and the URL asked again, instead of opening a second tab."""
     for _ in range(3):
         try:
             return str(await session.evaluate("location.href", timeout=scaled(4.0)))
@@ -116,7 +117,7 @@ async def _href(session: CdpSession) -> str:
             except CdpError:
                 ready = "loading"
             if ready != "complete":
-                await loaded.wait(scaled(REUSE_S))
+                await loaded.wait(scaled(30.0))
         finally:
             loaded.close()
     return str(await session.evaluate("location.href", timeout=scaled(4.0)))
