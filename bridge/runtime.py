@@ -93,6 +93,12 @@ def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True
     )
     b.add_argument("--relay-port", type=int, help="relay port (default: first free in 19222-19250)")
     b.add_argument(
+        "--newest-browser",
+        action="store_true",
+        help="without --launch: a browser of yours that links later serves at once (logged); "
+        "by default it waits until the first goes away or you choose it in its popup",
+    )
+    b.add_argument(
         "--tabs",
         choices=SCOPES,
         default=None,
@@ -152,6 +158,7 @@ def options_from_args(args: argparse.Namespace) -> RuntimeOptions:
         state_dir=getattr(args, "state_dir", None),
         relay_port=args.relay_port,
         tabs=getattr(args, "tabs", None),
+        switch="newest" if getattr(args, "newest_browser", False) else "first",
         link=args.link,
         session_key=getattr(args, "session_key", None),
         allow_paths=tuple(getattr(args, "allow_path", ())),

@@ -347,3 +347,32 @@ async def test_a_second_browser_waits_on_standby_until_claimed_or_the_first_goes
         told = json.loads(await first.ws.recv())
         assert told == {"method": "serving", "params": {"serving": True}}
         assert lone_relay.link is first_link
+
+
+@pytest.mark.reliability(41)
+async def test_with_switch_newest_a_later_browser_serves_at_once_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async with (
+        Relay(register=False, switch="newest") as relay,
+        StandIn(relay, instance_id="first") as first,
+    ):
+        assert first.serving is True
+        async with StandIn(relay, instance_id="second") as second:
+            assert second.serving is True
+            assert first.ws is not None
+            told = json.loads(await first.ws.recv())
+            assert told == {"method": "serving", "params": {"serving": False}}
+            assert relay.link is not None and relay.link.instance_id == "second"
+            assert any("switch=newest" in r.getMessage() for r in caplog.records)
+
+
+def test_the_newest_browser_flag_reaches_the_relay() -> None:
+    import argparse
+
+    from bridge.runtime import add_runtime_arguments, options_from_args
+
+    parser = argparse.ArgumentParser()
+    add_runtime_arguments(parser)
+    assert options_from_args(parser.parse_args([])).switch == "first"
+    assert options_from_args(parser.parse_args(["--newest-browser"])).switch == "newest"
