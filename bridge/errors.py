@@ -18,15 +18,7 @@ __all__ = [
     "FileAccessOff",
     "PathNotAllowed",
     "TabClosed",
-    "extension_dir",
 ]
-
-
-def extension_dir() -> Path:
-    """Where the unpacked extension lives: inside the package, so an installed wheel carries it
-    (``bridge extension-path`` prints it for "Load unpacked"; a checkout's top-level
-    ``extension`` is a link to the same folder)."""
-    return Path(__file__).resolve().parent / "extension"
 
 
 class BridgeError(Exception):
@@ -42,9 +34,10 @@ class ExtensionNotConnected(BridgeError):
         msg = (
             "The bridge extension is not connected to this relay"
             + (f" ({detail})" if detail else "")
-            + f". Load it in Chrome: chrome://extensions -> Developer mode -> Load unpacked -> "
-            f"{extension_dir()} ; then give it your secret once: `bridge install-native-host` "
-            "(and reload the extension), or `bridge pair` and type the code into its popup. Or "
+            + ". Load it in Chrome: chrome://extensions -> Developer mode -> Load unpacked -> "
+            "the folder `bridge extension-path` prints; then give it your secret once: "
+            "`bridge install-native-host` (and reload the extension), or `bridge pair` and type "
+            "the code into its popup. Or "
             "start bridge with --launch so it opens its own browser."
         )
         super().__init__(msg)
@@ -274,7 +267,7 @@ class AttachmentRefused(BridgeError, ValueError):
 
 class PathNotAllowed(BridgeError, ValueError):
     """A path bridge will not give to a page: outside the allowed folders, hidden, or a
-    credential location (bridge.file_policy, docs/flows.md#file-policy). Raised before the
+    credential location (bridge.policy.files, docs/flows.md#file-policy). Raised before the
     file is read or anything reaches a page; the message names the path, why, and the flag
     that allows it, so an agent can relay it to the person."""
 

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from bridge.browser import Browser
-from bridge.direct import DirectCdp
+from bridge.app.launcher import LaunchedBrowser
+from bridge.cdp.browser import Browser
+from bridge.cdp.direct import DirectCdp
 from bridge.errors import BridgeError
-from bridge.launcher import LaunchedBrowser
-from bridge.relay_registry import ENV_RUNTIME_DIR
+from bridge.link.registry import ENV_RUNTIME_DIR
+from bridge.link.trust_root import ENV_TRUST_DIR
 from bridge.tools.browsing import BrowserTools, ToolHub
-from bridge.trust_root import ENV_TRUST_DIR
 from tests.local_http import serve_http
 
 PAGES: dict[str, str] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.direct import DirectCdp
+from bridge.cdp.direct import DirectCdp
 
 
 async def worker_target(cdp: DirectCdp, timeout: float = 30.0) -> str:

@@ -20,8 +20,8 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from bridge import protocol, trust
-from bridge.relay import PORT_RANGE
+from bridge.wire import protocol, trust
+from bridge.wire.extension import PORT_RANGE
 
 __all__ = ["RogueRelay"]
 

@@ -12,8 +12,9 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from bridge import protocol, trust
-from bridge.relay import DEFAULT_ORIGIN, Relay
+from bridge.link.relay import Relay
+from bridge.wire import protocol, trust
+from bridge.wire.extension import DEFAULT_ORIGIN
 
 
 class StandIn:

@@ -9,13 +9,14 @@ import time
 
 import pytest
 
-from bridge.browser import Browser
-from bridge.cdp import CdpSession
-from bridge.direct import DirectCdp
+from bridge.app.launcher import LaunchedBrowser
+from bridge.cdp.browser import Browser
+from bridge.cdp.direct import DirectCdp
+from bridge.cdp.session import CdpSession
 from bridge.errors import CdpError, CommandFailed, ExtensionDisconnected
-from bridge.launcher import LaunchedBrowser
-from bridge.relay import EXTENSION_ID, Relay
+from bridge.link.relay import Relay
 from bridge.waiting import scaled
+from bridge.wire.extension import EXTENSION_ID
 from tests.extension_worker import stop_worker
 
 pytestmark = pytest.mark.e2e
@@ -237,7 +238,7 @@ async def test_the_extension_never_answers_a_reply_or_an_error(
     extension_link: Browser, relay: Relay, caplog: pytest.LogCaptureFixture
 ) -> None:
     link = await relay.wait_for_link(scaled(15.0))
-    caplog.set_level(logging.DEBUG, logger="bridge.link")
+    caplog.set_level(logging.DEBUG, logger="bridge.link.extension_link")
     before = link.malformed_frames
     stray = [
         {"id": None, "error": {"code": "malformed", "message": "the relay's answer to junk"}},
@@ -247,7 +248,7 @@ async def test_the_extension_never_answers_a_reply_or_an_error(
     await link.ws.send(json.dumps(stray))
     # In order: anything the extension said back to those arrives before the ping's reply.
     await link.request("ping", timeout=scaled(10.0))
-    heard = [r.getMessage() for r in caplog.records if r.name == "bridge.link"]
+    heard = [r.getMessage() for r in caplog.records if r.name == "bridge.link.extension_link"]
     assert not [m for m in heard if "reports an error" in m or "not pending" in m], heard
     assert link.malformed_frames == before
 

@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.fakes import FakeSites
-from bridge.runtime import Runtime, RuntimeOptions
 
 __all__ = ["fake_site_runtime", "serve_pages"]
 

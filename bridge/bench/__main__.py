@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.bench.ask_bench import measure_asks
 from bridge.bench.cdp_bench import measure_cdp
 from bridge.bench.page_cost import measure_page_cost
@@ -22,10 +23,9 @@ from bridge.bench.peers import measure_peers
 from bridge.bench.scaling import Curve, measure_scaling, write_charts
 from bridge.bench.startup import measure_mcp_server, measure_relay_connect
 from bridge.bench.stats import Figure, compare, render_table
-from bridge.direct import DirectCdp
+from bridge.cdp.direct import DirectCdp
 from bridge.fakes import FakeSites
-from bridge.results import PROVIDERS
-from bridge.runtime import Runtime, RuntimeOptions
+from bridge.providers.results import PROVIDERS
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

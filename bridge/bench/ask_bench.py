@@ -9,16 +9,16 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
+from bridge.app.facade import Bridge
 from bridge.bench.stats import Figure, median, p95
-from bridge.core import Bridge
 from bridge.fakes import Behaviour, FakeSites
 from bridge.providers.completion import Phase, Verdict
 from bridge.providers.completion_loop import CompletionSettings, Observations, feed
 from bridge.providers.composer import INPUT_METHODS, InputMethod
 from bridge.providers.context import AskContext
 from bridge.providers.flow import AskFlow
+from bridge.providers.results import PROVIDERS, AskResult, Provider
 from bridge.providers.specs import CompletionDetector
-from bridge.results import PROVIDERS, AskResult, Provider
 
 __all__ = ["measure_asks", "spec_polling_flow"]
 

@@ -12,10 +12,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bridge.bench.stats import Figure, median, p95
-from bridge.browser import Browser
-from bridge.cdp import CdpSession
-from bridge.direct import DirectCdp
-from bridge.transport import Transport
+from bridge.cdp.browser import Browser
+from bridge.cdp.direct import DirectCdp
+from bridge.cdp.session import CdpSession
+from bridge.link.transport import Transport
 
 __all__ = ["measure_cdp"]
 

@@ -25,11 +25,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from bridge.errors import extension_dir
-from bridge.launcher import LaunchedBrowser, LaunchOptions
-from bridge.relay import PORT_RANGE, Relay
-from bridge.runtime import Runtime, RuntimeOptions
-from bridge.trust_root import ENV_TRUST_DIR
+from bridge.app.launcher import LaunchedBrowser, LaunchOptions
+from bridge.app.runtime import Runtime, RuntimeOptions
+from bridge.link.relay import Relay
+from bridge.link.trust_root import ENV_TRUST_DIR
+from bridge.wire.extension import PORT_RANGE, extension_dir
 
 
 class _Knocks:

@@ -18,11 +18,11 @@ import json
 import sys
 from dataclasses import dataclass, field
 
+from bridge.app.facade import Bridge
 from bridge.bench import fake_site_runtime
-from bridge.core import Bridge
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.corpus import CorpusAnswer, corpus
-from bridge.results import Provider
+from bridge.providers.results import Provider
 
 __all__ = ["Figure", "measure_source", "normalize", "same"]
 

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # PYTHONPATH): the same steps, in each version's own words.
 MEASURE = """
 import asyncio, json, sys, time
-from bridge.launcher import LaunchedBrowser, LaunchOptions
-from bridge.relay import Relay
+from bridge.app.launcher import LaunchedBrowser, LaunchOptions
+from bridge.link.relay import Relay
 
 async def main(relays):
     browser = LaunchedBrowser(LaunchOptions(headless=True, isolated=True))

@@ -23,15 +23,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bridge.app.facade import Bridge
+from bridge.app.runtime import Runtime
 from bridge.bench import fake_site_runtime
 from bridge.bench.stats import Figure, median, p95, render_table
-from bridge.cdp import CdpSession
-from bridge.core import Bridge
-from bridge.direct import DirectCdp
+from bridge.cdp.direct import DirectCdp
+from bridge.cdp.session import CdpSession
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.controller import QuestionRecord, SiteController
-from bridge.results import PROVIDERS, Provider
-from bridge.runtime import Runtime
+from bridge.providers.results import PROVIDERS, Provider
 
 __all__ = ["measure_page_cost"]
 
@@ -43,7 +43,7 @@ SHORT_TURNS = 5
 CHUNK_CHARS = 8  # small chunks: many mutations per answer, as a slow stream makes
 ANSWER = "\n\n".join(f"{PARAGRAPH} ({k})" for k in range(3))  # ~560 chars: ~70 chunks
 SAMPLE_US = 200  # the profiler's sampling interval
-BRIDGE_SCRIPT = "bridge/page.js"  # its sourceURL (bridge.providers.page_script)
+BRIDGE_SCRIPT = "bridge/page.js"  # its sourceURL (bridge.providers.ask_script)
 SITE_SCRIPTS = "/__fake/static/"  # the fakes' own scripts
 
 

@@ -36,9 +36,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from bridge import __version__
+from bridge.app.launcher import find_browser
 from bridge.bench import serve_pages
 from bridge.bench.stats import Figure, median, render_table
-from bridge.launcher import find_browser
 
 __all__ = ["INSTALL_HINT", "PEER", "Peer", "find_peer", "main", "measure_peers"]
 

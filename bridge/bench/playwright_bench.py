@@ -19,7 +19,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from bridge.runtime import Runtime, RuntimeOptions
+from bridge.app.runtime import Runtime, RuntimeOptions
 
 PAGE = (
     b"<!doctype html><title>t</title><button id=b onclick=\"this.textContent='done'\">Go</button>"

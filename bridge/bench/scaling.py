@@ -36,15 +36,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bridge.app.runtime import Runtime
 from bridge.bench import fake_site_runtime, serve_pages
 from bridge.bench.charts import Curve, Point, Series, write_charts
 from bridge.bench.stats import median, p95
-from bridge.cdp import CdpSession
-from bridge.direct import DirectCdp
+from bridge.cdp.direct import DirectCdp
+from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError
 from bridge.fakes import CHATGPT_URL, Behaviour, FakeSites, QuestionRecord
-from bridge.results import AskResult, Progress
-from bridge.runtime import Runtime
+from bridge.providers.results import AskResult, Progress
 
 __all__ = ["Curve", "Point", "Series", "Settings", "main", "measure_scaling", "write_charts"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from bridge.app.launcher import LaunchedBrowser
 from bridge.bench.stats import Figure, median
-from bridge.launcher import LaunchedBrowser
 
 __all__ = ["measure_mcp_server", "measure_relay_connect"]
 

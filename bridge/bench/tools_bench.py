@@ -17,9 +17,9 @@ import sys
 import time
 from collections.abc import Mapping
 
+from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.bench import serve_pages
-from bridge.direct import DirectCdp
-from bridge.runtime import Runtime, RuntimeOptions
+from bridge.cdp.direct import DirectCdp
 
 
 def _article() -> str:

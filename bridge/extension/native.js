@@ -1,10 +1,10 @@
 // @ts-check
-// The native-messaging host (python -m bridge.native_host, registered by
+// The native-messaging host (python -m bridge.link.native_host, registered by
 // `python -m bridge install-native-host`): it hands over the person's secret (Chrome starts
 // it only for this extension's id, so no one else can pose as it), pushes the list of
 // running relays, so discovery needs no probing, and it can carry a relay link when loopback
 // sockets are blocked (a relay started with --link native). While this port is open Chrome
-// keeps the service worker alive. The message shapes are documented in bridge/native_host.py.
+// keeps the service worker alive. The message shapes are documented in bridge/link/native_host.py.
 
 export const HOST_NAME = 'com.bridge.host';
 /** Characters of one outgoing message's data; Chrome takes up to 64 MiB per message. */

@@ -1,5 +1,5 @@
 // @ts-check
-// The relay <-> extension wire protocol. Mirrors bridge/protocol.py: change
+// The relay <-> extension wire protocol. Mirrors bridge/wire/protocol.py: change
 // PROTOCOL_VERSION on both sides whenever a command, event or field changes.
 // Version 2: a frame may be a JSON array of messages (batches while many are in flight).
 // Version 3: the downloadInfo command (where a download is saved); createTab's ownWindow.
@@ -9,11 +9,11 @@
 
 export const PROTOCOL_VERSION = 5;
 
-/** Relays listen on the first free port of this range (bridge/relay.py PORT_RANGE). */
+/** Relays listen on the first free port of this range (bridge/link/relay.py PORT_RANGE). */
 export const PORT_FIRST = 19222;
 export const PORT_LAST = 19250;
 
-/** Close codes the relay uses (bridge/relay.py). */
+/** Close codes the relay uses (bridge/link/relay.py). */
 export const CLOSE_REFUSED = 4001; // version mismatch, bad hello, no pairing on offer
 export const CLOSE_UNTRUSTED = 4004; // a side did not prove the secret (sent by either side)
 

@@ -1,5 +1,5 @@
 // @ts-check
-// The trust handshake's proofs and pairing, mirroring bridge/trust.py byte for byte
+// The trust handshake's proofs and pairing, mirroring bridge/wire/trust.py byte for byte
 // (tests/test_trust.py runs both on the same values). WebCrypto only: no dependency.
 // docs/protocol.md#handshake says why each step is there.
 

@@ -25,10 +25,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bridge import native_install
-from bridge.about import version_line
-from bridge.demo import DEMO_NOTE, demo_setup, refuse_demo_options
+from bridge.app.runtime import (
+    Runtime,
+    add_allow_path_argument,
+    add_runtime_arguments,
+    options_from_args,
+    start_error,
+)
+from bridge.cli.about import version_line
+from bridge.cli.demo import DEMO_NOTE, demo_setup, refuse_demo_options
+from bridge.cli.token import show_command
 from bridge.errors import BridgeError
+from bridge.link import native_install
+from bridge.link.redaction import UVICORN_LOGGERS, redact_request_logs
 from bridge.mcp.auth import (
     RequestGuard,
     StaticTokenVerifier,
@@ -40,16 +49,7 @@ from bridge.mcp.auth import (
     security_settings,
 )
 from bridge.mcp.server import DEFAULT_GROUPS, build_server, parse_groups
-from bridge.redaction import UVICORN_LOGGERS, redact_request_logs
-from bridge.runtime import (
-    Runtime,
-    add_allow_path_argument,
-    add_runtime_arguments,
-    options_from_args,
-    start_error,
-)
-from bridge.state import default_state_dir
-from bridge.token_command import show_command
+from bridge.store.state import default_state_dir
 from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
 

@@ -21,7 +21,7 @@ from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bridge.tokens import load_or_create_token, token_matches
+from bridge.link.tokens import load_or_create_token, token_matches
 
 __all__ = [
     "ALL_INTERFACES",

@@ -17,8 +17,8 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from bridge.errors import BridgeError
+from bridge.tools.action_report import ActionReport
 from bridge.tools.browsing import BrowserTools, ToolHub
-from bridge.tools.report import ActionReport
 
 __all__ = ["CLIENT_HEADER", "client_key", "client_tools", "register_browser_tools"]
 

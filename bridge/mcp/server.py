@@ -12,14 +12,14 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from bridge import __version__
-from bridge.cdp import CdpSession
-from bridge.core import Bridge
+from bridge.app.facade import Bridge
+from bridge.app.jobs import Job
+from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError
-from bridge.inspect_page import accessibility_outline, dom_matches, screenshot
-from bridge.jobs import Job
 from bridge.mcp.browser_tools import register_browser_tools
 from bridge.mcp.dom_tools import register_dom_tools
-from bridge.results import Progress, Provider
+from bridge.providers.results import Progress, Provider
+from bridge.tools.outline import accessibility_outline, dom_matches, screenshot
 
 __all__ = ["DEFAULT_GROUPS", "INSTRUCTIONS", "TOOL_GROUPS", "build_server", "parse_groups"]
 

@@ -11,7 +11,7 @@ A file travels one of two ways:
   (C1.13; Gemini's menu item after its "Upload & tools" menu opens, G8.1), and puts the
   files into the input the chooser belongs to (``Page.fileChooserOpened`` names it).
 
-Every path passes the file policy first (``bridge.file_policy``, docs/flows.md#file-policy:
+Every path passes the file policy first (``bridge.policy.files``, docs/flows.md#file-policy:
 inside the working directory or an ``--allow-path``, nothing hidden, no credential store),
 before any file is read (``PathNotAllowed``); then the files are read and checked against
 :class:`Limits` by :func:`prepare_files` before anything is typed (``AttachmentRefused``);
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.errors import AttachmentRefused
-from bridge.file_policy import FilePolicy
+from bridge.policy.files import FilePolicy
 
 __all__ = ["KB", "LIMITS", "MB", "Attachments", "FilePart", "Limits", "prepare_files"]
 

@@ -6,14 +6,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.browser import Browser
-from bridge.cdp import CdpSession
-from bridge.page_script import PageScript
+from bridge.cdp.browser import Browser
+from bridge.cdp.page_script import PageScript
+from bridge.cdp.session import CdpSession
+from bridge.providers.ask_script import provider_page
 from bridge.providers.network_answer import AnswerStream
-from bridge.providers.page_script import provider_page
+from bridge.providers.results import Progress, Provider, Timings, Used
 from bridge.providers.specs import AskOptions, ProviderSpec
-from bridge.results import Progress, Provider, Timings, Used
-from bridge.state import StateStore
+from bridge.store.state import StateStore
 
 __all__ = ["AskContext"]
 

@@ -42,8 +42,9 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from bridge.browser import Browser
-from bridge.cdp import CdpSession
+from bridge.cdp.browser import Browser
+from bridge.cdp.page_script import PageScript
+from bridge.cdp.session import CdpSession
 from bridge.errors import (
     BridgeError,
     ChallengeShown,
@@ -51,15 +52,14 @@ from bridge.errors import (
     LoginRequired,
     StepTimeout,
 )
-from bridge.page_script import PageScript
 from bridge.providers.answer_sources import AGREEMENT_THRESHOLD, agreement
+from bridge.providers.ask_script import provider_page
 from bridge.providers.flow import connect_tab
 from bridge.providers.pack import Stream
-from bridge.providers.page_script import provider_page
 from bridge.providers.request_watch import RequestWatch, refusal, watch_requests
+from bridge.providers.results import Provider
 from bridge.providers.specs import ProviderSpec
-from bridge.results import Provider
-from bridge.state import StateStore
+from bridge.store.state import StateStore
 from bridge.waiting import scaled
 
 __all__ = [

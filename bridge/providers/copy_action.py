@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 
-from bridge.cdp import CdpSession
+from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError
 from bridge.waiting import scaled
 

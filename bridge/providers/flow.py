@@ -13,8 +13,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
-from bridge.browser import Browser
-from bridge.cdp import CdpSession
+from bridge.cdp.browser import Browser
+from bridge.cdp.session import CdpSession
 from bridge.providers import composer, tab
 from bridge.providers.attachments import Attachments
 from bridge.providers.completion import Phase, is_suspicious_answer
@@ -32,10 +32,10 @@ from bridge.providers.dumps import dump
 from bridge.providers.extraction import extract
 from bridge.providers.modes import choose_mode
 from bridge.providers.network_answer import answer_stream
+from bridge.providers.results import AskResult, Provider
 from bridge.providers.specs import AskOptions, ProviderSpec, provider_spec
 from bridge.providers.uploads import attach_files
-from bridge.results import AskResult, Provider
-from bridge.state import StateStore
+from bridge.store.state import StateStore
 
 __all__ = ["AskFlow", "connect_tab", "run_ask", "save_session"]
 

@@ -25,7 +25,7 @@ from bridge.errors import BridgeError, ModeUnavailable, ModeUnconfirmed
 from bridge.providers.composer import press_key, trusted_click
 from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
-from bridge.results import Provider
+from bridge.providers.results import Provider
 from bridge.waiting import scaled
 
 __all__ = ["ModeItem", "choose_mode", "match_mode", "mode_key"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 
-from bridge.cdp import CdpSession
+from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError, RateLimited
 from bridge.providers.request_watch import (
     RequestRule,

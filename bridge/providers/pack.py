@@ -6,7 +6,7 @@ for one provider. Each entry carries its evidence: an anchor of docs/sites.md, o
 ``"none: <why>"`` for the few facts bridge detects by behaviour or decides itself.
 
 A person can change any entry without a release: ``<state dir>/packs/<provider>.json``
-(state dir: ``--state-dir``, else :func:`bridge.state.default_state_dir`) is merged over the
+(state dir: ``--state-dir``, else :func:`bridge.store.state.default_state_dir`) is merged over the
 built-in pack as a JSON merge patch (RFC 7386): objects merge key by key; lists,
 strings, numbers and booleans replace; ``null`` removes an optional entry. The override is
 validated like the built-in pack, and a broken one fails loudly with a :class:`PackError`
@@ -55,7 +55,7 @@ from types import MappingProxyType
 from typing import Any, Generic, TypeVar, cast
 
 from bridge.errors import BridgeError
-from bridge.state import default_state_dir, owner_uid, private_state_dir
+from bridge.store.state import default_state_dir, owner_uid, private_state_dir
 
 __all__ = [
     "ALLOW_HOSTS_ENV",

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from bridge.browser import Browser
-from bridge.cdp import CdpSession
+from bridge.cdp.browser import Browser
+from bridge.cdp.session import CdpSession
 from bridge.errors import (
     ProviderError,
     StepTimeout,
@@ -47,9 +47,9 @@ from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
 from bridge.providers.extraction import extract
 from bridge.providers.flow import AskFlow, save_session
+from bridge.providers.results import AskResult, Provider
 from bridge.providers.specs import AskOptions, ProgressCallback, ProviderSpec, provider_spec
-from bridge.results import AskResult, Provider
-from bridge.state import StateStore
+from bridge.store.state import StateStore
 from bridge.waiting import scaled
 
 __all__ = [

@@ -29,7 +29,7 @@ from bridge.providers.completion import (
     Verdict,
 )
 from bridge.providers.pack import Pack, load_pack
-from bridge.results import PROVIDERS, Progress, Provider
+from bridge.providers.results import PROVIDERS, Progress, Provider
 
 __all__ = [
     "PROVIDER_SPECS",
@@ -176,7 +176,7 @@ _specs_lock = threading.Lock()
 
 def provider_spec(name: Provider, state_dir: Path | None = None) -> ProviderSpec:
     """``name``'s spec from its pack as it is now (the override under ``state_dir``, default
-    :func:`bridge.state.default_state_dir`, merged in). Cheap to call for every ask."""
+    :func:`bridge.store.state.default_state_dir`, merged in). Cheap to call for every ask."""
     pack = load_pack(name, state_dir)
     key = (name, pack.fingerprint)
     with _specs_lock:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from bridge.cdp import CdpSession
+from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError, CdpError, ProviderError
 from bridge.providers.context import AskContext
 from bridge.waiting import scaled

@@ -18,7 +18,7 @@ How the files reach the input: ``DOM.setFileInputFiles`` with their paths (resol
 allowed by the file policy when they were read), so Chrome reads them itself. Chrome refuses
 that to an extension without file access; the ask then ends with ``FileAccessOff``, saying
 which switch to turn on. bridge never reads the bytes into the page instead
-(bridge.file_input, docs/flows.md#file-policy).
+(bridge.cdp.file_input, docs/flows.md#file-policy).
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.cdp import CdpSession, JavaScriptError
+from bridge.cdp.file_input import set_input_files
+from bridge.cdp.session import CdpSession, JavaScriptError
 from bridge.errors import (
     AttachmentFailed,
     BridgeError,
@@ -40,7 +41,6 @@ from bridge.errors import (
     ConsentRequired,
     FileAccessOff,
 )
-from bridge.file_input import set_input_files
 from bridge.providers.attachments import KB, FilePart
 from bridge.providers.composer import trusted_click
 from bridge.providers.context import AskContext
@@ -127,7 +127,7 @@ async def attach_files(ctx: AskContext, files: Sequence[FilePart]) -> list[str]:
 
 
 async def _give(ctx: AskContext, target: _Input, files: Sequence[FilePart]) -> None:
-    """Put ``files`` into ``target`` by their paths; Chrome reads them (bridge.file_input)."""
+    """Put ``files`` into ``target`` by their paths; Chrome reads them (bridge.cdp.file_input)."""
     try:
         await set_input_files(ctx.tab, target.ref, [f.path for f in files])
     except FileAccessOff:

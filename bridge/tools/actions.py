@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bridge.cdp.file_input import set_input_files
 from bridge.errors import BridgeError, CdpError
-from bridge.file_input import set_input_files
 from bridge.tools.element import Element
 from bridge.tools.keys import chord_modifiers, key_events
 from bridge.tools.targets import TabState
@@ -256,7 +256,7 @@ async def upload_files(state: TabState, element: Element, paths: list[Path], tim
     ``paths`` passed the file policy (``BrowserTools.file_upload``). Chrome reads them
     itself (``DOM.setFileInputFiles``); when it refuses the extension, ``FileAccessOff``
     says what to switch on: bridge never reads the bytes to hand them to the page
-    (bridge.file_input).
+    (bridge.cdp.file_input).
     """
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:

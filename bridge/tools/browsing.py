@@ -19,18 +19,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.browser import Browser, TabInfo
+from bridge.cdp.browser import Browser, TabInfo
+from bridge.cdp.page_script import PageScript
 from bridge.errors import BridgeError, BridgeTimeout, CdpError, CommandFailed
-from bridge.file_policy import FilePolicy
-from bridge.page_script import PageScript
+from bridge.policy.files import FilePolicy
+from bridge.policy.urls import check_navigable
 from bridge.tools import actions
+from bridge.tools.action_report import ActionReport, PageState
 from bridge.tools.dom import dom_page
 from bridge.tools.element import DEEP_QUERY_JS, Element
 from bridge.tools.recorder import TabRecorder
-from bridge.tools.report import ActionReport, PageState
 from bridge.tools.snapshot import take_snapshot
 from bridge.tools.targets import TabState, resolve_target
-from bridge.tools.urls import check_navigable
 from bridge.waiting import Waiter, scaled
 
 __all__ = ["BrowserTools", "DialogOpen", "NoCurrentTab", "ToolHub", "ToolSettings"]
@@ -121,7 +121,7 @@ class BrowserTools:
                 "this client has no current tab yet: open one with browser_navigate, or pick "
                 "one with browser_tabs (action 'list', then 'select')"
             )
-        # The person's own tabs only when shared (bridge.tab_access); before any attach.
+        # The person's own tabs only when shared (bridge.policy.tabs); before any attach.
         await self.hub.browser.check_access(tab_id)
         try:
             state = await self.hub.state(tab_id)

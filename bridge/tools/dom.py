@@ -31,8 +31,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, cast
 
-from bridge.cdp import CdpSession
-from bridge.page_script import PageScript, Script
+from bridge.cdp.page_script import PageScript, Script
+from bridge.cdp.session import CdpSession
 from bridge.tools.element import Element
 
 __all__ = [

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.cdp import CdpSession, JavaScriptError
+from bridge.cdp.session import CdpSession, JavaScriptError
 
 __all__ = ["DEEP_QUERY_JS", "Element", "query_selector"]
 

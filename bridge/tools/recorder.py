@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.cdp import CdpSession
+from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError
 
 __all__ = ["ConsoleEntry", "Dialog", "NetworkEntry", "TabRecorder"]

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.cdp import CdpSession, JavaScriptError
+from bridge.cdp.session import CdpSession, JavaScriptError
 from bridge.errors import BridgeError, CdpError
 from bridge.tools.element import DEEP_QUERY_JS, Element
 from bridge.tools.recorder import TabRecorder

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bridge.cdp import CdpSession
+from bridge.cdp.session import CdpSession
 from bridge.fakes import Behaviour, FakeSites, QuestionRecord, answer_lines, answer_markdown
 from bridge.waiting import scaled
 

@@ -15,7 +15,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import Implementation
 
-from bridge.core import Bridge
+from bridge.app.facade import Bridge
 from bridge.mcp.server import build_server, parse_groups
 from tests.tools.site import serve
 

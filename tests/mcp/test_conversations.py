@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from bridge.core import Bridge
+from bridge.app.facade import Bridge
 from bridge.fakes import FakeSites
 from bridge.mcp.server import build_server
 

@@ -16,10 +16,10 @@ import pytest
 import pytest_asyncio
 from mcp import Client
 
-from bridge.core import Bridge
+from bridge.app.facade import Bridge
 from bridge.fakes import Behaviour, FakeSites
-from bridge.file_policy import FilePolicy
 from bridge.mcp.server import build_server
+from bridge.policy.files import FilePolicy
 from tests.attack_files import World, make_world
 from tests.mcp import stdio
 from tests.mcp.stdio import owned

@@ -26,9 +26,9 @@ import pytest
 import pytest_asyncio
 from mcp import Client
 
-from bridge.core import Bridge
+from bridge.app.facade import Bridge
+from bridge.app.jobs import Job
 from bridge.fakes import Behaviour, FakeSites, QuestionRecord, SiteController, answer_lines
-from bridge.jobs import Job
 from tests.mcp.stdio import owned, stdio_server
 
 pytestmark = pytest.mark.e2e

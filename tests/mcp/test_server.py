@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from bridge.core import Bridge
+from bridge.app.facade import Bridge
 from bridge.fakes import Behaviour, FakeSites
 from bridge.mcp.server import INSTRUCTIONS, build_server
 

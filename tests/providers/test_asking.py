@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from bridge.browser import Browser
-from bridge.cdp import CdpSession
-from bridge.core import Bridge
-from bridge.direct import DirectCdp
+from bridge.app.facade import Bridge
+from bridge.app.launcher import LaunchedBrowser
+from bridge.cdp.browser import Browser
+from bridge.cdp.direct import DirectCdp
+from bridge.cdp.session import CdpSession
 from bridge.errors import (
     ChallengeShown,
     LoginRequired,
@@ -29,12 +30,11 @@ from bridge.errors import (
     TabClosed,
 )
 from bridge.fakes import Behaviour, FakeSites
-from bridge.launcher import LaunchedBrowser
 from bridge.providers.completion import CompletionTimings
 from bridge.providers.completion_loop import CompletionSettings
 from bridge.providers.composer import INPUT_METHODS, SEND_METHODS
 from bridge.providers.flow import AskFlow
-from bridge.results import AskResult
+from bridge.providers.results import AskResult
 
 pytestmark = pytest.mark.e2e
 
@@ -375,9 +375,9 @@ async def test_ask_both_tells_each_side_as_it_ends_and_survives_a_broken_listene
 _CONCURRENT_ASKER = """
 import asyncio, sys
 from pathlib import Path
-from bridge.browser import Browser
-from bridge.core import Bridge
-from bridge.relay import Relay
+from bridge.cdp.browser import Browser
+from bridge.app.facade import Bridge
+from bridge.link.relay import Relay
 
 async def main(state, key, provider, n):
     # The launched browser's island (secret and runtime directory) comes in the environment.

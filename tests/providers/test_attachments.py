@@ -21,15 +21,15 @@ from typing import Any
 
 import pytest
 
-from bridge.core import Bridge
+from bridge.app.facade import Bridge
 from bridge.errors import AttachmentRefused, ConsentRequired, PathNotAllowed
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.controller import SiteController
-from bridge.file_policy import FilePolicy
+from bridge.policy.files import FilePolicy
 from bridge.providers import uploads
 from bridge.providers.attachments import MB, Limits, prepare_files
+from bridge.providers.results import Provider
 from bridge.providers.uploads import _UploadTraffic
-from bridge.results import Provider
 from bridge.waiting import Waiter, scaled
 from tests.attack_files import make_world
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bridge.browser import Browser
+from bridge.cdp.browser import Browser
 from bridge.errors import (
     BridgeTimeout,
     LoginRequired,
@@ -26,6 +26,7 @@ from bridge.errors import (
     RateLimited,
     TabClosed,
 )
+from bridge.link.transport import MockConnector, MockTransport
 from bridge.providers.completion import Phase, Verdict
 from bridge.providers.completion_loop import (
     CompletionSettings,
@@ -34,8 +35,7 @@ from bridge.providers.completion_loop import (
 )
 from bridge.providers.context import AskContext
 from bridge.providers.specs import PROVIDER_SPECS, AskOptions
-from bridge.state import StateStore
-from bridge.transport import MockConnector, MockTransport
+from bridge.store.state import StateStore
 
 Params = dict[str, Any]
 NOTICES = {

@@ -16,13 +16,14 @@ from typing import Any
 
 import pytest
 
+from bridge.app.facade import Bridge
 from bridge.bench.fidelity import normalize
-from bridge.cdp import CdpSession
-from bridge.core import Bridge
+from bridge.cdp.session import CdpSession
 from bridge.errors import ConversationNotFound
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.corpus import corpus
 from bridge.providers import conversations
+from bridge.providers.ask_script import PAGE_JS
 from bridge.providers.conversations import (
     Conversation,
     PageTurn,
@@ -34,7 +35,6 @@ from bridge.providers.conversations import (
     merge_window,
 )
 from bridge.providers.pack import builtin_pack
-from bridge.providers.page_script import PAGE_JS
 from bridge.providers.specs import provider_spec
 from tests.providers.test_dom_markdown import UNKNOWABLE
 

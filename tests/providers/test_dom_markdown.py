@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from bridge.bench.fidelity import normalize
-from bridge.cdp import CdpSession
+from bridge.cdp.session import CdpSession
 from bridge.fakes.corpus import corpus
-from bridge.providers.page_script import PAGE_JS
+from bridge.providers.ask_script import PAGE_JS
 
 pytestmark = pytest.mark.e2e
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from bridge.app.facade import Bridge
 from bridge.bench.fidelity import measure_source, normalize, same
-from bridge.core import Bridge
 from bridge.fakes import FakeSites
 from bridge.fakes.corpus import corpus
 

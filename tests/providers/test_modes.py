@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.__main__ import parse_modes
-from bridge.core import Bridge
+from bridge.app.facade import Bridge
+from bridge.cli.commands import parse_modes
 from bridge.errors import ModeUnavailable, ModeUnconfirmed
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.controller import SiteController
 from bridge.providers.modes import ModeItem, match_mode, mode_key
-from bridge.results import Provider
+from bridge.providers.results import Provider
 
 CHATGPT = [
     ModeItem("auto", "Auto", selected=True),

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from bridge.browser import Browser
-from bridge.cdp import CdpSession
+from bridge.cdp.browser import Browser
+from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError, LoginRequired, RateLimited, TabClosed
+from bridge.link.transport import MockConnector, MockTransport
 from bridge.providers.network_answer import answer_stream
 from bridge.providers.pack import load_pack
-from bridge.transport import MockConnector, MockTransport
 
 Params = dict[str, Any]
 URL = "https://chatgpt.com/backend-api/f/conversation"

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from bridge.providers import pack as pack_module
+from bridge.providers.ask_script import PAGE_VERSION, current_script
 from bridge.providers.pack import (
     ALLOW_HOSTS_ENV,
     PROVIDER_DOMAINS,
@@ -29,7 +30,6 @@ from bridge.providers.pack import (
     override_path,
     regex_problem,
 )
-from bridge.providers.page_script import PAGE_VERSION, current_script
 from bridge.providers.specs import PROVIDER_SPECS, provider_spec
 from tests.another_user import give_to_another_user
 

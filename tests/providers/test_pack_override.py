@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.browser import Browser
-from bridge.core import Bridge
+from bridge.app.facade import Bridge
+from bridge.cdp.browser import Browser
 from bridge.errors import BridgeError, SendFailed
 from bridge.fakes import Behaviour, FakeSites
 from bridge.providers.composer import SEND_METHODS

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from bridge.cdp import CdpSession
+from bridge.cdp.session import CdpSession
+from bridge.providers.ask_script import PAGE_JS, current_script
 from bridge.providers.pack import builtin_pack
-from bridge.providers.page_script import PAGE_JS, current_script
 
 pytestmark = pytest.mark.e2e
 
@@ -845,7 +845,7 @@ async def test_an_override_selector_is_what_the_page_uses(
 
 async def test_the_script_travels_once_per_document(tab: CdpSession, pages: str) -> None:
     """Calls go to the script already in the page; only a new document gets it again."""
-    from bridge.providers.page_script import provider_page
+    from bridge.providers.ask_script import provider_page
 
     await tab.navigate(f"{pages}/")
     page = provider_page(tab)
@@ -859,7 +859,7 @@ async def test_the_script_travels_once_per_document(tab: CdpSession, pages: str)
 
 async def test_reports_are_coalesced_per_task_burst(tab: CdpSession, pages: str) -> None:
     """Many mutations in one task give one report, not one per mutation observer callback."""
-    from bridge.providers.page_script import provider_page
+    from bridge.providers.ask_script import provider_page
 
     await tab.navigate(f"{pages}/")
     page = provider_page(tab)

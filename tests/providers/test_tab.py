@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from bridge.core import Bridge
+from bridge.app.facade import Bridge
 from bridge.fakes import Behaviour, FakeSites
 
 pytestmark = pytest.mark.e2e

@@ -12,10 +12,10 @@ import time
 
 import pytest
 
-from bridge.browser import Browser
-from bridge.cdp import CdpSession
-from bridge.core import Bridge
-from bridge.direct import DirectCdp
+from bridge.app.facade import Bridge
+from bridge.cdp.browser import Browser
+from bridge.cdp.direct import DirectCdp
+from bridge.cdp.session import CdpSession
 from bridge.errors import DebuggerDetached, ExtensionDisconnected, NavigatedAway, TabCrashed
 from bridge.fakes import Behaviour, FakeSites
 from bridge.waiting import scaled

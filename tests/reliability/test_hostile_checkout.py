@@ -29,8 +29,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from bridge.fakes import FakeSites
+from bridge.link.registry import ENV_RUNTIME_DIR
 from bridge.providers.pack import ALLOW_HOSTS_ENV
-from bridge.relay_registry import ENV_RUNTIME_DIR
 from bridge.waiting import scaled
 from tests.commands import Started, started_command
 

@@ -13,14 +13,14 @@ import pytest
 import pytest_asyncio
 from mcp import Client
 
-from bridge.browser import Browser
-from bridge.core import Bridge
-from bridge.direct import DirectCdp
+from bridge.app.facade import Bridge
+from bridge.app.launcher import LaunchedBrowser, LaunchOptions
+from bridge.app.runtime import Runtime, RuntimeOptions
+from bridge.cdp.browser import Browser
+from bridge.cdp.direct import DirectCdp
 from bridge.fakes import FakeSites
-from bridge.launcher import LaunchedBrowser, LaunchOptions
+from bridge.link.relay import Relay
 from bridge.mcp.server import build_server
-from bridge.relay import Relay
-from bridge.runtime import Runtime, RuntimeOptions
 from bridge.waiting import scaled
 from tests.extension_worker import stop_worker
 

@@ -23,16 +23,17 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bridge.browser import Browser
-from bridge.core import Bridge
-from bridge.direct import DirectCdp
-from bridge.errors import BridgeError, BridgeTimeout, CommandFailed, TabClosed, extension_dir
+from bridge.app.facade import Bridge
+from bridge.app.launcher import LaunchedBrowser
+from bridge.app.runtime import Runtime, RuntimeOptions
+from bridge.cdp.browser import Browser
+from bridge.cdp.direct import DirectCdp
+from bridge.errors import BridgeError, BridgeTimeout, CommandFailed, TabClosed
 from bridge.fakes import FakeSites
-from bridge.launcher import LaunchedBrowser
-from bridge.plugin import BridgeOptions, NewTab
-from bridge.runtime import Runtime, RuntimeOptions
+from bridge.testing.plugin import BridgeOptions, NewTab
 from bridge.tools.browsing import BrowserTools, DialogOpen
 from bridge.waiting import scaled
+from bridge.wire.extension import extension_dir
 from tests.reliability.site import serve
 
 pytestmark = pytest.mark.e2e
@@ -72,7 +73,7 @@ async def test_a_page_controlled_by_its_own_service_worker_is_driven(
     controlled = (
         "navigator.serviceWorker.controller && navigator.serviceWorker.controller.scriptURL"
     )
-    # bridge.browser: a new tab attached before it loads the controlled page...
+    # bridge.cdp.browser: a new tab attached before it loads the controlled page...
     fresh = await new_tab(url)
     assert await fresh.evaluate(controlled) == f"{rsite}/sw.js"
     # ...and a tab that already shows it, opened without bridge, attached afterwards.

@@ -32,18 +32,19 @@ from mcp.client.stdio import stdio_client
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from bridge import protocol
-from bridge.browser import Browser
-from bridge.cdp import CdpSession
-from bridge.cdp_endpoint import MAX_IN_FLIGHT
-from bridge.direct import DirectCdp
-from bridge.launcher import LaunchedBrowser, LaunchOptions
-from bridge.native_install import install, uninstall
-from bridge.relay import PORT_RANGE, Relay
-from bridge.relay_registry import ENV_RUNTIME_DIR
-from bridge.runtime import Runtime
-from bridge.trust_root import ENV_TRUST_DIR
+from bridge.app.launcher import LaunchedBrowser, LaunchOptions
+from bridge.app.runtime import Runtime
+from bridge.cdp.browser import Browser
+from bridge.cdp.direct import DirectCdp
+from bridge.cdp.endpoint import MAX_IN_FLIGHT
+from bridge.cdp.session import CdpSession
+from bridge.link.native_install import install, uninstall
+from bridge.link.registry import ENV_RUNTIME_DIR
+from bridge.link.relay import Relay
+from bridge.link.trust_root import ENV_TRUST_DIR
 from bridge.waiting import scaled
+from bridge.wire import protocol
+from bridge.wire.extension import PORT_RANGE
 from tests.extension_worker import extension_status, in_worker
 
 pytestmark = pytest.mark.skipif(
@@ -168,7 +169,7 @@ async def _tabs(browser: Browser) -> dict[int, tuple[str, bool]]:
 # environment), in a process of its own.
 CHILD_RELAY = """
 import asyncio, sys
-from bridge.relay import Relay
+from bridge.link.relay import Relay
 
 async def main(browser_instance, timeout):
     relay = await Relay().start()
@@ -393,7 +394,7 @@ def _release(held: dict[int, socket.socket]) -> None:
 # the few milliseconds the command needs (other tests on this machine start relays too).
 READY_THEN_MAIN = """
 import sys
-from bridge.__main__ import main
+from bridge.cli.commands import main
 print("ready", flush=True)
 sys.stdin.readline()
 sys.exit(main(sys.argv[1:]))
@@ -581,9 +582,9 @@ async def test_a_killed_mcp_client_takes_server_browser_and_profile_along_within
 # It says on stdout whom it refused and when (after the close handshake is done).
 OTHER_VERSION_RELAY = """
 import asyncio, sys, time
-from bridge import protocol
-from bridge import relay as relay_module
-from bridge.relay import Relay
+from bridge.wire import protocol
+from bridge.link import relay as relay_module
+from bridge.link.relay import Relay
 
 protocol.PROTOCOL_VERSION = protocol.PROTOCOL_VERSION + 1
 parse_hello, refuse = protocol.parse_hello, relay_module._refuse
@@ -988,7 +989,7 @@ async def _next_host_attempt(cdp: DirectCdp, timeout: float) -> str:
 def _host_pids(runtime_dir: Path) -> set[int]:
     """Native hosts serving this runtime directory: ``hosts/<pid>.sock`` of live hosts."""
     pids = {int(p.stem) for p in (runtime_dir / "hosts").glob("*.sock")}
-    return {pid for pid in pids if any("bridge.native_host" in a for a in _cmdline(pid))}
+    return {pid for pid in pids if any("bridge.link.native_host" in a for a in _cmdline(pid))}
 
 
 @pytest.mark.reliability(30)

@@ -37,21 +37,22 @@ from mcp.client.streamable_http import streamable_http_client
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from bridge.browser import Browser
-from bridge.cdp import CdpSession
-from bridge.cdp_endpoint import CdpEndpoint
-from bridge.core import Bridge
-from bridge.errors import CommandFailed, extension_dir
+from bridge.app.facade import Bridge
+from bridge.app.runtime import Runtime
+from bridge.cdp.browser import Browser
+from bridge.cdp.endpoint import CdpEndpoint
+from bridge.cdp.session import CdpSession
+from bridge.errors import CommandFailed
 from bridge.fakes.certs import make_certificate
+from bridge.link.registry import ENV_RUNTIME_DIR
+from bridge.link.relay import Relay
+from bridge.link.tokens import load_or_create_token
+from bridge.link.transport import MockConnector
 from bridge.mcp.auth import StaticTokenVerifier, auth_settings
 from bridge.mcp.server import build_server
-from bridge.relay import DEFAULT_ORIGIN, EXTENSION_ID, Relay
-from bridge.relay_registry import ENV_RUNTIME_DIR
-from bridge.runtime import Runtime
-from bridge.tokens import load_or_create_token
 from bridge.tools.browsing import ToolSettings
-from bridge.transport import MockConnector
 from bridge.waiting import scaled
+from bridge.wire.extension import DEFAULT_ORIGIN, EXTENSION_ID, extension_dir
 from tests.commands import installed_command, started_command
 from tests.standin import StandIn
 

@@ -1,7 +1,7 @@
 """Reliability case 28: a read-only state directory or a full disk costs the record, never
 the answer, and is said once per Bridge (one warning, one note in a result).
 
-Faults are injected through the seam bridge/state.py keeps under every state file
+Faults are injected through the seam bridge/store/state.py keeps under every state file
 (``_open``, ``_write``, ``_read_text``): these tests run as root here, and root ignores
 permission bits, so ``chmod`` alone proves nothing (its test runs only as another user).
 One fault is the kernel's own: ``history.jsonl`` pointing at ``/dev/full`` (ENOSPC).
@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from bridge import state
-from bridge.core import Bridge
+from bridge.app.facade import Bridge
 from bridge.fakes import FakeSites
-from bridge.results import AskResult
-from bridge.state import StateStore
+from bridge.providers.results import AskResult
+from bridge.store import state
+from bridge.store.state import StateStore
 
 QUESTION = "How do I read files asynchronously in Python?"
 CONVERSATION_BASE = "https://chatgpt.com/c/"
@@ -69,7 +69,7 @@ def _state_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "bridge.state" and r.levelno >= logging.WARNING
+        if r.name == "bridge.store.state" and r.levelno >= logging.WARNING
     ]
 
 
@@ -77,7 +77,7 @@ def _later_faults(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "bridge.state"
+        if r.name == "bridge.store.state"
         and r.levelno == logging.DEBUG
         and r.getMessage().startswith("state: could not")
     ]
@@ -89,7 +89,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def logs(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    caplog.set_level(logging.DEBUG, logger="bridge.state")
+    caplog.set_level(logging.DEBUG, logger="bridge.store.state")
     yield caplog
 
 

@@ -25,16 +25,17 @@ import pytest_asyncio
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from bridge import protocol, trust
-from bridge.browser import Browser
-from bridge.direct import DirectCdp
+from bridge.app.launcher import LaunchedBrowser, LaunchOptions
+from bridge.cdp.browser import Browser
+from bridge.cdp.direct import DirectCdp
 from bridge.errors import TabClosed
-from bridge.launcher import LaunchedBrowser, LaunchOptions
-from bridge.relay import CLOSE_UNTRUSTED, DEFAULT_ORIGIN, EXTENSION_ID, Relay
-from bridge.relay_registry import ENV_RUNTIME_DIR
-from bridge.tab_access import TabNotShared
+from bridge.link.registry import ENV_RUNTIME_DIR
+from bridge.link.relay import Relay
+from bridge.policy.tabs import TabNotShared
 from bridge.tools.browsing import ToolHub
 from bridge.waiting import scaled, wait_for
+from bridge.wire import protocol, trust
+from bridge.wire.extension import CLOSE_UNTRUSTED, DEFAULT_ORIGIN, EXTENSION_ID
 from tests.extension_worker import extension_status, in_worker
 from tests.impostors import RogueRelay
 
@@ -303,7 +304,7 @@ async def test_the_demo_and_a_launched_bridge_leave_the_everyday_server_its_brow
 async def test_a_second_browser_waits_until_the_person_chooses_it_in_its_popup(
     person_runtime_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, "bridge.relay")
+    caplog.set_level(logging.WARNING, "bridge.link.relay")
     first = await _persons_browser(native_host=True, runtime_dir=person_runtime_dir)
     second: LaunchedBrowser | None = None
     try:
@@ -352,7 +353,7 @@ async def test_a_client_acts_on_the_persons_tab_only_once_the_person_shares_it(
         async with Relay(runtime_dir=person_runtime_dir) as relay:
             await relay.wait_for_link(scaled(30.0))
             browser = Browser(relay)
-            browser.tab_scope = "own"  # as in the person's own browser (bridge.runtime)
+            browser.tab_scope = "own"  # as in the person's own browser (bridge.app.runtime)
             tools = ToolHub(browser).client("agent")
             async with person.direct_cdp() as cdp:
                 # A tab the person opened: their bank, say.

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cdp import CdpSession
+from bridge.cdp.session import CdpSession
 from bridge.errors import TabClosed
+from bridge.policy.urls import UrlRefused
 from bridge.tools.actions import ActionBlocked
 from bridge.tools.browsing import (
     BrowserTools,
@@ -20,7 +21,6 @@ from bridge.tools.browsing import (
     ToolSettings,
 )
 from bridge.tools.targets import TargetNotFound
-from bridge.tools.urls import UrlRefused
 
 pytestmark = pytest.mark.e2e
 

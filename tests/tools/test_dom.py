@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from bridge.cdp import CdpSession, JavaScriptError
-from bridge.page_script import PageScript
+from bridge.cdp.page_script import PageScript
+from bridge.cdp.session import CdpSession, JavaScriptError
 from bridge.tools import dom
 from bridge.tools.element import Element, query_selector
 

@@ -1,0 +1,1 @@
+"""The application: the Bridge facade, jobs, the runtime that wires everything, the launcher."""

@@ -1,0 +1,599 @@
+"""The one facade everything drives: ``Bridge.ask`` and ``Bridge.ask_both`` (and reading
+conversations: ``Bridge.get_conversation``, ``Bridge.list_conversations``).
+
+The MCP tools, the CLI, the pytest fixtures and the scenario harness all call these; no
+second code path exists for tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+
+from bridge.app.jobs import Job, JobLock, JobRecorder, JobStore, JobUnreadable, process_start
+from bridge.cdp.browser import Browser
+from bridge.cdp.session import CdpSession
+from bridge.errors import BridgeError, ProviderStuck
+from bridge.policy.files import FilePolicy
+from bridge.providers.attachments import Attachments, prepare_files
+from bridge.providers.conversations import (
+    Conversation,
+    ConversationList,
+    ConversationSource,
+    conversation_url,
+    get_conversation,
+    list_conversations,
+)
+from bridge.providers.flow import AskFlow, connect_tab, run_ask
+from bridge.providers.results import PROVIDERS, AskResult, BothResult, Progress, Provider
+from bridge.providers.resume import is_conversation_url, resume_answer
+from bridge.providers.specs import (
+    AnswerSource,
+    AskOptions,
+    ProgressCallback,
+    ProviderSpec,
+    provider_spec,
+)
+from bridge.store.state import StateStore, project_key
+from bridge.tools.browsing import BrowserTools, ToolHub, ToolSettings
+from bridge.waiting import scaled
+
+__all__ = ["Bridge", "Files", "read_files"]
+
+log = logging.getLogger(__name__)
+
+#: Files for a question: paths, or files already read by ``read_files``.
+Files = Sequence[str | PathLike[str]] | Attachments | None
+
+
+async def read_files(files: Files, policy: FilePolicy | None = None) -> Attachments:
+    """Read and check the files of a question off the event loop (docs/sites.md#attachments):
+    each path through ``policy`` (docs/flows.md#file-policy; default: the working directory
+    only) before any is read. ``Attachments`` were checked when they were read."""
+    if files is None:
+        return Attachments()
+    if isinstance(files, Attachments):
+        return files
+    if isinstance(files, str | PathLike):
+        raise TypeError("files is a list of paths, not one path")
+    return await asyncio.to_thread(prepare_files, list(files), policy=policy)
+
+
+class Bridge:
+    def __init__(
+        self,
+        browser: Browser,
+        *,
+        state_dir: Path | None = None,
+        session_key: str | None = None,
+        flow: AskFlow | None = None,
+        tool_settings: ToolSettings | None = None,
+        file_policy: FilePolicy | None = None,
+    ) -> None:
+        self.browser = browser
+        self.store = StateStore(state_dir)
+        # Which files may go to a page (docs/flows.md#file-policy): the working directory
+        # unless told more, never bridge's own state folder.
+        policy = file_policy if file_policy is not None else FilePolicy.create()
+        self.tools = ToolHub(browser, tool_settings, files=policy.protecting(self.store.root))
+        self.session_key = session_key or project_key()
+        self.flow = flow or AskFlow()
+        # One ask at a time per (key, provider): they share one tab.
+        self._locks: dict[tuple[str, Provider], asyncio.Lock] = {}
+        # The tab a running ask uses, so diagnosis tools can look at it without waiting.
+        self._asking: dict[tuple[str, Provider], CdpSession] = {}
+        # Long asks as jobs (docs/flows.md#jobs): their records, and the ones run here.
+        self.jobs = JobStore(self.store.root)
+        self._jobs: dict[str, _RunningJob] = {}
+
+    @property
+    def file_policy(self) -> FilePolicy:
+        """The files the ask tools and the browser tools may give to a page (one policy)."""
+        return self.tools.files
+
+    @file_policy.setter
+    def file_policy(self, policy: FilePolicy) -> None:
+        self.tools.files = policy.protecting(self.store.root)
+
+    async def read_files(self, files: Files) -> Attachments:
+        """:func:`read_files` under this bridge's file policy."""
+        return await read_files(files, self.file_policy)
+
+    def _lock(self, key: str, provider: Provider) -> asyncio.Lock:
+        return self._locks.setdefault((key, provider), asyncio.Lock())
+
+    async def ask(
+        self,
+        provider: Provider,
+        question: str,
+        *,
+        new_chat: bool = False,
+        timeout: float | None = None,
+        session_key: str | None = None,
+        skip_thinking: bool = False,
+        on_progress: ProgressCallback | None = None,
+        answer_source: AnswerSource = "auto",
+        files: Files = None,
+        mode: str | None = None,
+    ) -> AskResult:
+        """Ask one provider through its web UI; a typed BridgeError says what went wrong.
+
+        ``files``: paths sent with the question (docs/sites.md#attachments), read and
+        checked before anything is typed (``AttachmentRefused`` names the file that cannot
+        go); small text files go into the question, others through the site's upload.
+        ``mode``: the site's mode to ask in (docs/sites.md#modes), an item of its picker by
+        id or label; the ask fails closed (``ModeUnavailable``, ``ModeUnconfirmed``) before
+        anything is typed when the page does not show it chosen."""
+        _check_provider(provider)
+        if not question.strip():
+            raise ValueError("the question is empty")
+        attachments = await self.read_files(files)
+        key = session_key or self.session_key
+        options = AskOptions(
+            new_chat=new_chat,
+            timeout=480.0 if timeout is None else timeout,
+            skip_thinking=skip_thinking,
+            on_progress=on_progress,
+            answer_source=answer_source,
+            mode=_mode_or_none(mode),
+        )
+        slot = (key, provider)
+        async with self._lock(key, provider):
+            attempts = 1 + provider_spec(provider, self.store.root).stuck_retries
+            try:
+                for attempt in range(1, attempts + 1):
+                    try:
+                        result = await run_ask(
+                            self.browser,
+                            self.store,
+                            provider,
+                            question,
+                            key,
+                            options,
+                            self.flow,
+                            on_tab=lambda tab: self._asking.__setitem__(slot, tab),
+                            attachments=attachments,
+                        )
+                    except ProviderStuck as exc:
+                        if attempt == attempts:
+                            await self._record(provider, question, key, None, exc)
+                            raise ProviderStuck(provider, exc.reason, attempt) from exc
+                        # A hung page is not reused: start the next attempt in a fresh chat.
+                        options.new_chat = True
+                        continue
+                    except BridgeError as exc:
+                        await self._record(provider, question, key, None, exc)
+                        raise
+                    result.used.retries = attempt - 1
+                    await self._record(provider, question, key, result, None)
+                    # State that could not be read or written: said once per Bridge, in
+                    # the log and in the result of the ask that met it (or the next one).
+                    note = self.store.take_fault_note()
+                    if note is not None:
+                        result.notes.append(note)
+                    return result
+            finally:
+                self._asking.pop(slot, None)
+        raise AssertionError("unreachable")
+
+    def browser_tools(self, client: str = "default") -> BrowserTools:
+        """Browser operations on any tab (navigate, snapshot, click, …) for one client: its
+        own current tab. The MCP browser tools are thin wrappers over these."""
+        return self.tools.client(client)
+
+    async def provider_tab(
+        self, provider: Provider, *, session_key: str | None = None, new_chat: bool = False
+    ) -> CdpSession:
+        """The tab an ask would use (recorded, open or new), connected and ready to read.
+
+        While an ask runs, this is the tab that ask uses, at once: diagnosis (snapshots,
+        DOM reads) must answer during a long answer, not after it.
+        """
+        key = session_key or self.session_key
+        asking = self._asking.get((key, provider))
+        if asking is not None and asking.ended is None and not new_chat:
+            return asking
+        async with self._lock(key, provider):
+            return await connect_tab(self.browser, self.store, provider, key, new_chat=new_chat)
+
+    async def get_conversation(
+        self,
+        provider: Provider,
+        url: str | None = None,
+        *,
+        session_key: str | None = None,
+        source: ConversationSource = "auto",
+    ) -> Conversation:
+        """Every turn of a conversation, in order (docs/sites.md#conversations): the
+        project's own (the tab an ask would use) or the one at ``url``.
+
+        Waits for a running ask of the same project and provider (that tab is reloaded to
+        see the page's own read of the conversation). ``source``: "auto" reads the network
+        first and checks it against the page; "network" or "dom" returns that reading alone.
+        """
+        _check_provider(provider)
+        if source not in ("auto", "network", "dom"):
+            raise ValueError(f"unknown source {source!r}: use auto, network or dom")
+        spec = provider_spec(provider, self.store.root)
+        if source == "network" and spec.pack.network.conversation_read is None:
+            raise ValueError(
+                f"{provider} has no network reading of conversations (its read request's "
+                "payload is undocumented, docs/sites.md#conversations): use source auto or dom"
+            )
+        if url is not None:
+            url = conversation_url(spec, url)
+        key = session_key or self.session_key
+        async with self._lock(key, provider):
+            return await get_conversation(self.browser, self.store, spec, key, url, source)
+
+    async def list_conversations(
+        self, provider: Provider, *, session_key: str | None = None
+    ) -> ConversationList:
+        """The recent conversations the site's page lists (title and url, the page's order),
+        read from the provider's tab (docs/sites.md#conversations); never waits for an ask."""
+        _check_provider(provider)
+        tab = await self.provider_tab(provider, session_key=session_key)
+        return await list_conversations(
+            tab, provider_spec(provider, self.store.root), self.store.root
+        )
+
+    async def ask_both(
+        self,
+        question: str,
+        *,
+        new_chat: bool = False,
+        timeout: float | None = None,
+        session_key: str | None = None,
+        providers: Sequence[Provider] = PROVIDERS,
+        on_progress: ProgressCallback | None = None,
+        files: Files = None,
+        modes: Mapping[Provider, str | None] | None = None,
+        on_done: DoneCallback | None = None,
+    ) -> BothResult:
+        """Ask every provider at once; each side's answer or error, never one hiding the other.
+
+        ``files`` are read once, before either side types (``AttachmentRefused`` ends the
+        call: no side asks). ``modes``: each provider's mode (docs/sites.md#modes).
+        ``on_done`` hears each side's answer or error the moment that side ends, so a caller
+        can show the first answer while the other side still works (``bridge ask``)."""
+        started = time.monotonic()
+        attachments = await self.read_files(files)
+
+        async def one(provider: Provider) -> AskResult:
+            try:
+                result = await self.ask(
+                    provider,
+                    question,
+                    new_chat=new_chat,
+                    timeout=timeout,
+                    session_key=session_key,
+                    on_progress=on_progress,
+                    files=attachments,
+                    mode=(modes or {}).get(provider),
+                )
+            except Exception as exc:
+                await _tell_done(on_done, provider, exc)
+                raise
+            await _tell_done(on_done, provider, result)
+            return result
+
+        outcomes = await asyncio.gather(*(one(p) for p in providers), return_exceptions=True)
+        return BothResult.from_outcomes(providers, outcomes, (time.monotonic() - started) * 1000)
+
+    # -- jobs (docs/flows.md#jobs) ----------------------------------------------------------
+
+    async def start_job(
+        self,
+        provider: Provider,
+        question: str,
+        *,
+        new_chat: bool = False,
+        timeout: float | None = None,
+        session_key: str | None = None,
+        files: Files = None,
+        mode: str | None = None,
+    ) -> Job:
+        """Start an ask that outlives the call that wants it, and return its job at once
+        (``wait_job`` waits for it). Answers of thinking models take longer than MCP clients
+        let a call last; a job is collected later, by this process or, if it is gone, by
+        the next one. What needs no browser to refuse (unknown provider, empty question, a
+        file that cannot go) raises here, before a job exists."""
+        _check_provider(provider)
+        if not question.strip():
+            raise ValueError("the question is empty")
+        attachments = await self.read_files(files)
+        key = session_key or self.session_key
+        timeout_s = 480.0 if timeout is None else timeout
+        job = Job.new(
+            provider, question, key, timeout_s, new_chat=new_chat, mode=_mode_or_none(mode)
+        )
+        lock: JobLock | None = None
+        try:
+            with contextlib.suppress(OSError):  # old records are tidied when it can be done
+                await asyncio.to_thread(self.jobs.prune)
+            lock = await self.jobs.create_async(job)
+        except OSError as exc:
+            # The answer still comes to this process; what is lost is the record that would
+            # let another process collect it.
+            self.store.report_fault("record the job in", self.jobs.dir, exc)
+        running = _RunningJob(
+            JobRecorder(self.jobs, job, lock), provider_spec(provider, self.store.root)
+        )
+        self._jobs[job.id] = running
+        running.task = asyncio.create_task(self._run_job(running, attachments), name=job.id)
+        return job.copy()
+
+    async def wait_job(
+        self, job_id: str, wait: float = 0.0, *, on_progress: ProgressCallback | None = None
+    ) -> Job:
+        """The job after waiting at most ``wait`` seconds for it to end: done (``result``),
+        failed (``error``), or still running (its progress). ``on_progress`` hears the
+        answer's progress meanwhile. A running job whose process is gone is picked up here
+        and watched to its end from its conversation (bridge.providers.resume); one that
+        another live process runs is waited for through its lock. ``JobNotFound`` or
+        ``JobUnreadable`` when there is no such job to read."""
+        deadline = time.monotonic() + max(0.0, wait)
+        while True:
+            running = self._jobs.get(job_id)
+            if running is not None:
+                return await self._wait_running(running, deadline, on_progress)
+            job = await self.jobs.load_async(job_id)
+            if job.status != "running":
+                return job
+            lock = await self.jobs.try_lock_async(job_id)
+            if lock is not None:  # nobody runs it: its process ended without an end record
+                try:
+                    job = await self.jobs.load_async(job_id)  # it may have ended meanwhile
+                except BaseException:
+                    lock.release()
+                    raise
+                if job.status != "running":
+                    lock.release()
+                    return job
+                self._resume(job, lock)
+                continue
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return job
+            await self.jobs.wait_unlocked(job_id, remaining)
+
+    def cancel_job(self, job_id: str) -> bool:
+        """Stop a job this Bridge runs: its answer is stopped in the page and the job ends as
+        ``cancelled``. False if it runs elsewhere or has ended."""
+        running = self._jobs.get(job_id)
+        if running is None or running.task is None or running.task.done():
+            return False
+        running.task.cancel()
+        return True
+
+    async def list_jobs(self, limit: int = 20) -> tuple[list[Job], list[JobUnreadable]]:
+        """The newest jobs of this state directory (the ones running here as they are now),
+        and the job files that cannot be read."""
+        jobs, unreadable = await self.jobs.scan_async()
+        fresh = [self._jobs[j.id].recorder.snapshot() if j.id in self._jobs else j for j in jobs]
+        return fresh[: max(0, limit)], unreadable
+
+    def abandon_jobs(self) -> None:
+        """The process is stopping: let go of the jobs it runs without recording an end. The
+        sites finish those answers anyway; the next process collects them from their
+        conversations, so a restart loses nothing (a tab closing as the browser stops must
+        not be recorded as the job's failure)."""
+        for running in list(self._jobs.values()):
+            running.recorder.abandon()
+
+    async def _wait_running(
+        self, running: _RunningJob, deadline: float, on_progress: ProgressCallback | None
+    ) -> Job:
+        task = running.task
+        if on_progress is not None:
+            running.listeners.append(on_progress)
+        try:
+            remaining = deadline - time.monotonic()
+            if task is not None and not task.done() and remaining > 0:
+                await asyncio.wait({task}, timeout=remaining)
+        finally:
+            if on_progress is not None and on_progress in running.listeners:
+                running.listeners.remove(on_progress)
+        if task is not None and not task.done():
+            # Returned with the job: the record on disk is as far as we know, the
+            # conversation URL included (the next process finds the answer by it).
+            await self._note_where(running, probe=True)
+            await running.recorder.flush()
+        return running.recorder.snapshot()
+
+    async def _run_job(self, running: _RunningJob, attachments: Attachments) -> None:
+        job = running.recorder.job
+        try:
+            result = await self.ask(
+                job.provider,
+                job.question,
+                new_chat=job.new_chat,
+                timeout=job.timeout_s,
+                session_key=job.session_key,
+                on_progress=lambda progress: self._job_progress(running, progress),
+                files=attachments,
+                mode=job.mode,
+            )
+        except BridgeError as exc:
+            await running.recorder.fail(exc.code, str(exc))
+        except asyncio.CancelledError:
+            await running.recorder.fail(
+                "cancelled",
+                "the call that started this ask was cancelled, and the answer was stopped "
+                "in the page: ask again for an answer.",
+            )
+            raise
+        except Exception as exc:  # a bug: the job must still end, and say where to look
+            log.exception("job %s failed", job.id)
+            await running.recorder.fail(
+                "internal_error", f"bridge failed unexpectedly ({exc!r}); its log has details"
+            )
+        else:
+            await running.recorder.finish(result.to_dict())
+        finally:
+            self._jobs.pop(job.id, None)
+
+    def _resume(self, job: Job, lock: JobLock) -> None:
+        """Run a job whose process is gone, from its conversation (this process owns it now)."""
+        previous = job.owner_pid
+        job.owner_pid = os.getpid()
+        job.owner_start = process_start(job.owner_pid)
+        job.resumed += 1
+        job.phase = "resuming"
+        running = _RunningJob(
+            JobRecorder(self.jobs, job, lock), provider_spec(job.provider, self.store.root)
+        )
+        self._jobs[job.id] = running
+        running.task = asyncio.create_task(self._run_resume(running, previous), name=job.id)
+
+    async def _run_resume(self, running: _RunningJob, previous_owner: int) -> None:
+        recorder = running.recorder
+        job = recorder.job
+        try:
+            await recorder.flush()  # the new owner, on disk before anything else
+            async with self._lock(job.session_key, job.provider):
+                result = await resume_answer(
+                    self.browser,
+                    self.store,
+                    job.provider,
+                    job.question,
+                    job.session_key,
+                    url=job.url,
+                    tab_id=job.tab_id,
+                    timeout=job.deadline - time.time(),
+                    flow=self.flow,
+                    on_progress=lambda progress: self._job_progress(running, progress),
+                    on_tab=lambda tab: setattr(running, "tab", tab),
+                )
+        except BridgeError as exc:
+            await self._record(job.provider, job.question, job.session_key, None, exc)
+            await recorder.fail(exc.code, str(exc))
+        except asyncio.CancelledError:
+            await recorder.fail("cancelled", "collecting this answer was cancelled; ask again.")
+            raise
+        except Exception as exc:
+            log.exception("resuming job %s failed", job.id)
+            await recorder.fail(
+                "internal_error", f"bridge failed unexpectedly ({exc!r}); its log has details"
+            )
+        else:
+            result.notes.append(
+                f"collected by bridge process {job.owner_pid} from the conversation page: the "
+                f"process that asked ({previous_owner}) had ended"
+            )
+            await self._record(job.provider, job.question, job.session_key, result, None)
+            await recorder.finish(result.to_dict())
+        finally:
+            self._jobs.pop(job.id, None)
+
+    async def _note_where(self, running: _RunningJob, *, probe: bool = False) -> None:
+        """The job's tab and conversation URL into its record, the URL as soon as the tab
+        shows one (the tab's own URL events keep ``tab.url`` current at no cost; a reused tab
+        whose URL has not changed since it was attached is asked once, and ``probe`` asks
+        it when returning a job, so the caller gets the URL as it is at that moment)."""
+        job = running.recorder.job
+        tab = running.tab or self._asking.get((job.session_key, job.provider))
+        if tab is None:
+            return
+        current = tab.url
+        first = not current and not running.url_probed
+        if (first or (probe and not is_conversation_url(running.spec, current))) and (
+            tab.ended is None
+        ):
+            running.url_probed = True
+            with contextlib.suppress(BridgeError):
+                current = str(await tab.evaluate("location.href", timeout=scaled(2.0)))
+        url = current if is_conversation_url(running.spec, current) else None
+        running.recorder.progress(job.phase, job.chars, url=url, tab_id=tab.tab_id)
+
+    async def _job_progress(self, running: _RunningJob, progress: Progress) -> None:
+        """A job's progress: into its record (where it lives too), and to whoever waits."""
+        job = running.recorder.job
+        await self._note_where(running)
+        running.recorder.progress(progress.phase, progress.chars)
+        for listener in list(running.listeners):
+            try:
+                outcome = listener(progress)
+                if outcome is not None:
+                    await outcome
+            except Exception as exc:  # a waiter that went away must not break the answer
+                log.debug("progress listener of job %s failed: %r", job.id, exc)
+
+    async def _record(
+        self,
+        provider: Provider,
+        question: str,
+        key: str,
+        result: AskResult | None,
+        error: BridgeError | None,
+    ) -> None:
+        record: dict[str, object] = {"project": key, "provider": provider, "question": question}
+        if result is not None:
+            record.update(
+                answer=result.answer,
+                url=result.url,
+                timings=result.timings.to_dict(),
+                outcome="ok",
+                used=result.used.to_dict(),
+            )
+        elif error is not None:
+            record.update(outcome=error.code, error=str(error))
+        try:
+            await self.store.append_history_async(record)
+        except OSError as exc:
+            # The answer still reaches the caller; the history line is what is lost.
+            self.store.report_fault("append to", self.store.history_path, exc)
+
+
+#: Told each side's outcome of ``ask_both`` as it ends: its answer, or what it raised.
+DoneCallback = Callable[[Provider, AskResult | Exception], Awaitable[None] | None]
+
+
+async def _tell_done(
+    on_done: DoneCallback | None, provider: Provider, outcome: AskResult | Exception
+) -> None:
+    """A listener that fails costs its own display, never the answer."""
+    if on_done is None:
+        return
+    try:
+        told = on_done(provider, outcome)
+        if inspect.isawaitable(told):
+            await told
+    except Exception as exc:
+        log.warning("on_done listener failed for %s: %r", provider, exc)
+
+
+@dataclass
+class _RunningJob:
+    """A job this Bridge runs: its recorder and task, and who listens to its progress."""
+
+    recorder: JobRecorder
+    spec: ProviderSpec
+    task: asyncio.Task[None] | None = None
+    listeners: list[ProgressCallback] = field(default_factory=list)
+    tab: CdpSession | None = None  # the tab a resumed job reads (an ask's is in _asking)
+    url_probed: bool = False
+
+
+def _check_provider(provider: str) -> None:
+    if provider not in PROVIDERS:
+        raise ValueError(f"unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
+
+
+def _mode_or_none(mode: str | None) -> str | None:
+    """A mode as given, None for none; a blank one is a mistake worth saying."""
+    if mode is None:
+        return None
+    if not mode.strip():
+        raise ValueError(
+            "the mode is empty: name one of the site's modes (e.g. thinking) or leave it out"
+        )
+    return mode.strip()

@@ -1,0 +1,411 @@
+"""Start Chromium/Chrome with the bridge extension loaded, and stop it without leftovers.
+
+Used by ``--launch`` (the embedded browser, a dedicated profile so a person logs in
+once) and by the test fixtures (a temporary profile). A launched browser is an island
+(``bridge.link.trust_root.Island``): its native host hands its extension a secret of its own and
+announces only the relays of the bridge that launched it, so it never links to the person's
+everyday relay, and no other relay can prove itself to it. Nothing secret is on its command
+line (which every user of the machine can read).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from bridge.cdp.direct import CdpPipe, DirectCdp
+from bridge.errors import BridgeError
+from bridge.link import native_install
+from bridge.link.registry import ENV_RUNTIME_DIR
+from bridge.link.relay import Relay
+from bridge.link.trust_root import Island
+from bridge.waiting import scaled
+from bridge.wire.extension import extension_dir
+
+__all__ = [
+    "BrowserNotFound",
+    "LaunchOptions",
+    "LaunchedBrowser",
+    "default_profile_dir",
+    "find_browser",
+]
+
+log = logging.getLogger(__name__)
+
+_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+
+
+def _die_with_parent() -> None:
+    """Linux: the browser gets SIGTERM if bridge dies without cleaning up (even SIGKILL)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        # Not glibc (e.g. musl): the browser then outlives a bridge killed by SIGKILL, and
+        # the next launch's sweep removes its temporary profile. This runs in the child
+        # between fork and exec, where logging is unsafe: hence a silent suppress.
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
+_TEMP_PREFIX = "bridge-profile-"
+PROC_ROOT = Path("/proc")
+"""Where Linux shows processes; hosts without it (macOS, BSDs) are asked with ``kill(pid, 0)``."""
+
+
+def sweep_stale_profiles(proc_root: Path | None = None) -> int:
+    """Remove temporary profiles left by bridge processes that died without cleaning up.
+
+    Chromium keeps ``SingletonLock`` as a symlink to ``<host>-<pid>`` while it runs; a
+    profile whose browser is certainly gone is ours to delete. Anything in doubt stays: a
+    profile still starting (no lock yet), one locked from another host (its pid means
+    nothing here), one whose process might be alive.
+    """
+    removed = 0
+    host = socket.gethostname()
+    for path in Path(tempfile.gettempdir()).glob(f"{_TEMP_PREFIX}*"):
+        try:
+            target = os.readlink(path / "SingletonLock")
+            lock_host, pid_text = target.rsplit("-", 1)
+            pid = int(pid_text)
+        except (OSError, ValueError):
+            continue  # still starting, or not a Chromium profile: leave it
+        if lock_host != host or pid <= 0:
+            continue
+        if not _running(pid, PROC_ROOT if proc_root is None else proc_root):
+            shutil.rmtree(path, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def _running(pid: int, proc_root: Path) -> bool:
+    """Is ``pid`` alive? True whenever that cannot be told: a live profile is never swept."""
+    if (proc_root / "self").exists():  # a mounted procfs, not just an empty /proc directory
+        try:
+            stat = (proc_root / str(pid) / "stat").read_text()
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True
+        # "pid (comm) state ...": comm may hold spaces and parentheses, so split after the last ")"
+        fields = stat.rpartition(")")[2].split()
+        return not fields or fields[0] != "Z"  # a zombie has exited
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists, someone else's; anything else: in doubt
+        return True
+    return True
+
+
+class BrowserNotFound(BridgeError):
+    code = "browser_not_found"
+
+
+def default_profile_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bridge" / "profile"
+
+
+def find_browser(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """An explicit path, then $BRIDGE_BROWSER, then the first Chromium/Chrome on PATH."""
+    for source, value in (
+        ("--browser-path", explicit),
+        ("BRIDGE_BROWSER", os.environ.get("BRIDGE_BROWSER")),
+    ):
+        if value:
+            path = Path(value).expanduser()
+            if path.is_file() and os.access(path, os.X_OK):
+                return path
+            raise BrowserNotFound(f"{source} points to {path}, which is not an executable file")
+    for name in _CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return Path(found)
+    raise BrowserNotFound(
+        "no Chromium or Chrome found on PATH (tried "
+        + ", ".join(_CANDIDATES)
+        + "). Install one (Debian/Ubuntu: apt-get install chromium), or pass --browser-path / "
+        "set BRIDGE_BROWSER."
+    )
+
+
+@dataclass
+class LaunchOptions:
+    browser_path: str | None = None
+    headless: bool = False
+    profile_dir: Path | None = None  # None: the dedicated default profile
+    isolated: bool = False  # a temporary profile, removed on stop
+    extra_args: Sequence[str] = ()
+    #: Benchmarks only: the browser's own DevTools port, the direct-CDP reference. Anyone on
+    #: the machine can drive a browser through such a port (it has no authentication).
+    remote_debugging: bool = False
+    #: Tests: the browser's own DevTools over a pipe only this process holds
+    #: (``--remote-debugging-pipe``; ``direct_cdp()``), for what only the browser can do.
+    debug_pipe: bool = False
+    extension: Path = field(default_factory=extension_dir)
+    #: Register bridge's native host in the profile (Linux: Chromium reads it from there):
+    #: it hands the extension the island's secret and announces the island's relays. Without
+    #: it the extension has no secret and links to nothing until paired by hand (tests of
+    #: pairing and of probing only).
+    native_host: bool = True
+    #: An island (the default): a secret and runtime directory of its own, handed to its
+    #: native host. False: the browser's host uses the person's, as in their own Chrome
+    #: (tests of the person's browser and of the fallbacks only).
+    island: bool = True
+    #: The island's directory (its runtime directory too); None: a fresh private one.
+    island_dir: Path | None = None
+    env: Mapping[str, str] = field(default_factory=dict)  # extra environment for the browser
+
+
+_DOWNLOADS = "Downloads"  # a temporary profile's download directory, inside it
+
+
+def _keep_downloads_inside(profile: Path) -> None:
+    """A throwaway profile saves downloads inside itself (gone with it), not in ~/Downloads."""
+    downloads = profile / _DOWNLOADS
+    downloads.mkdir(parents=True, exist_ok=True)
+    prefs = {"download": {"default_directory": str(downloads), "prompt_for_download": False}}
+    default = profile / "Default"
+    default.mkdir(parents=True, exist_ok=True)
+    (default / "Preferences").write_text(json.dumps(prefs), encoding="utf-8")
+
+
+class LaunchedBrowser:
+    def __init__(self, options: LaunchOptions | None = None) -> None:
+        self.options = options or LaunchOptions()
+        self._island: Island | None = None
+        self.process: asyncio.subprocess.Process | None = None
+        self.devtools_url: str | None = None  # ws://127.0.0.1:PORT/devtools/browser/...
+        self.devtools_pipe: CdpPipe | None = None  # with debug_pipe
+        self._temp_profile: tempfile.TemporaryDirectory[str] | None = None
+        self.profile: Path | None = None
+        self._stderr_tail: list[str] = []
+        self._reader: asyncio.Task[None] | None = None
+        self.executable = ""
+
+    @property
+    def downloads_dir(self) -> Path | None:
+        """Where the browser saves downloads, when bridge chose it (a temporary profile);
+        None for a lasting profile, whose person may have chosen any folder."""
+        if self.options.isolated and self.profile is not None:
+            return self.profile / _DOWNLOADS
+        return None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    @property
+    def island(self) -> Island:
+        """This browser's trust and meeting place, made on first use (before the relays)."""
+        if self._island is None:
+            self._island = Island.create(self.options.island_dir)
+        return self._island
+
+    @property
+    def secret(self) -> str:
+        """The island's secret: what this browser's extension and its relays prove."""
+        return self.island.secret
+
+    def relay(self, **kwargs: Any) -> Relay:
+        """A relay this browser links to (not started): the island's secret and directory;
+        not an island: the person's secret, and the runtime directory it was given."""
+        if not self.options.island:
+            where = self.options.env.get(ENV_RUNTIME_DIR)
+            return Relay(runtime_dir=Path(where) if where else None, **kwargs)
+        return Relay(secret=self.island.secret, runtime_dir=self.island.directory, **kwargs)
+
+    @property
+    def start_url(self) -> str:
+        page = (
+            "<title>bridge browser</title><body style='font:16px system-ui;margin:2em'>"
+            "<h1>bridge</h1><p>This browser is driven by bridge. Log in to ChatGPT and "
+            "Gemini here once; bridge reuses the session.</p>"
+        )
+        return f"data:text/html,{quote(page)}"
+
+    def command(self) -> list[str]:
+        opts = self.options
+        exe = find_browser(opts.browser_path)
+        if opts.isolated:
+            sweep_stale_profiles()
+            self._temp_profile = tempfile.TemporaryDirectory(
+                prefix=_TEMP_PREFIX, ignore_cleanup_errors=True
+            )
+            self.profile = Path(self._temp_profile.name)
+            _keep_downloads_inside(self.profile)
+        else:
+            self.profile = (opts.profile_dir or default_profile_dir()).expanduser()
+            self.profile.mkdir(parents=True, exist_ok=True)
+        if opts.native_host and sys.platform.startswith("linux"):
+            native_install.install("chromium", user_data_dir=self.profile)
+        ext = str(Path(opts.extension).resolve())
+        args = [
+            str(exe),
+            f"--user-data-dir={self.profile}",
+            f"--disable-extensions-except={ext}",
+            f"--load-extension={ext}",
+            "--no-first-run",
+            "--no-default-browser-check",
+            # Without these Chromium floods a closed network with refused connections.
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            # Background tabs keep running, so answers stream while the person works elsewhere.
+            "--disable-background-timer-throttling",
+            "--disable-renderer-backgrounding",
+            "--disable-backgrounding-occluded-windows",
+        ]
+        if opts.headless:
+            args += ["--headless=new", "--disable-gpu"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+        if opts.remote_debugging:
+            args.append("--remote-debugging-port=0")
+        if opts.debug_pipe:
+            args.append("--remote-debugging-pipe")
+        args += list(opts.extra_args)
+        args.append(self.start_url)
+        return args
+
+    def direct_cdp(self) -> DirectCdp:
+        """A direct CDP client of this browser itself (``async with``): over its pipe, or
+        its DevTools port; for tests and benchmarks."""
+        if self.devtools_pipe is not None:
+            return DirectCdp(self.devtools_pipe)
+        if self.devtools_url is not None:
+            return DirectCdp(self.devtools_url)
+        raise BridgeError("this browser was launched without debug_pipe or remote_debugging")
+
+    async def start(self) -> LaunchedBrowser:
+        args = self.command()
+        self.executable = args[0]
+        ends: list[int] = []  # the browser's ends of its DevTools pipe, in this process
+        preexec = _die_with_parent
+        if self.options.debug_pipe:
+            import fcntl  # POSIX only, as the pipe's fd numbers are
+
+            # The browser reads commands on fd 3 and writes on fd 4. The ends are moved above
+            # 9 first so the child's dup2 onto 3 and 4 cannot overwrite one with the other.
+            to_browser, to_us = os.pipe(), os.pipe()
+            ends = [fcntl.fcntl(to_browser[0], fcntl.F_DUPFD, 10)]
+            ends.append(fcntl.fcntl(to_us[1], fcntl.F_DUPFD, 10))
+            os.close(to_browser[0])
+            os.close(to_us[1])
+            self.devtools_pipe = CdpPipe(to_us[0], to_browser[1])
+
+            def preexec() -> None:
+                _die_with_parent()
+                os.dup2(ends[0], 3)
+                os.dup2(ends[1], 4)
+
+        self.process = await asyncio.create_subprocess_exec(
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # its own process group: stop() takes every helper along
+            # The island's paths reach the native host through the browser's environment
+            # (readable by this user only, unlike the command line).
+            env={
+                **os.environ,
+                **self.options.env,
+                **(self.island.browser_env() if self.options.island else {}),
+            },
+            preexec_fn=preexec,
+            pass_fds=(3, 4) if ends else (),
+        )
+        for fd in ends:
+            os.close(fd)
+        if self.devtools_pipe is not None:
+            await self.devtools_pipe.start()
+        devtools_seen: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        # Retrieved even when nobody awaits it (no --remote-debugging): no "never retrieved" noise.
+        devtools_seen.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._reader = asyncio.ensure_future(self._read_stderr(devtools_seen))
+        if self.options.remote_debugging:
+            try:
+                async with asyncio.timeout(scaled(30.0)):
+                    self.devtools_url = await devtools_seen
+            except TimeoutError:
+                await self.stop()
+                raise BridgeError(
+                    "the browser did not open its DevTools port within 30s:\n" + self.stderr_tail()
+                ) from None
+        return self
+
+    async def _read_stderr(self, devtools_seen: asyncio.Future[str]) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        pattern = re.compile(r"DevTools listening on (ws://\S+)")
+        async for raw in self.process.stderr:
+            line = raw.decode(errors="replace").rstrip()
+            self._stderr_tail = [*self._stderr_tail[-40:], line]
+            m = pattern.search(line)
+            if m and not devtools_seen.done():
+                devtools_seen.set_result(m.group(1))
+        if not devtools_seen.done():
+            devtools_seen.set_exception(
+                BridgeError("the browser exited during start-up:\n" + self.stderr_tail())
+            )
+
+    def stderr_tail(self) -> str:
+        return "\n".join(self._stderr_tail[-20:])
+
+    async def stop(self) -> None:
+        if self.devtools_pipe is not None:
+            await self.devtools_pipe.close()
+            self.devtools_pipe = None
+        proc, self.process = self.process, None
+        if proc is not None and proc.returncode is None:
+            # A temporary profile has nothing worth saving: no graceful exit, just stop.
+            first = signal.SIGKILL if self._temp_profile is not None else signal.SIGTERM
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, first)
+            try:
+                # Short: the MCP server must be gone within 5 s of being told to stop.
+                async with asyncio.timeout(2.5):
+                    await proc.wait()
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                await proc.wait()
+            # Helpers (zygote, renderers) share the group; make sure none outlives us.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        if self._reader is not None:
+            self._reader.cancel()
+            try:
+                await self._reader
+            except asyncio.CancelledError:
+                pass  # what we asked for
+            except Exception as exc:  # its output is only diagnostics; say why it ended
+                log.debug("reader ended with %r", exc)
+            self._reader = None
+        if self._temp_profile is not None:
+            self._temp_profile.cleanup()
+            self._temp_profile = None
+        if self._island is not None:
+            self._island.close()
+            self._island = None
+
+    async def __aenter__(self) -> LaunchedBrowser:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()

@@ -1,0 +1,1 @@
+"""The CDP layer: sessions over any transport, the browser's tabs, the DevTools endpoint."""

@@ -1,0 +1,1 @@
+"""The terminal commands (`bridge …`): ask, doctor, demo, token, pair, and their helpers."""

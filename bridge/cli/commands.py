@@ -1,0 +1,484 @@
+"""``bridge`` (or ``python -m bridge``): terminal commands over the same core the MCP server uses.
+
+- ``python -m bridge ask "question" [--provider chatgpt|gemini|both] [--file PATH …] [--mode M]
+  [--launch]``: ask once and print the answer (``--json`` for the whole result); each
+  ``--file`` goes with the question (docs/sites.md#attachments).
+- ``python -m bridge relay [--launch] [--headless]``: run a relay, optionally with a
+  launched Chromium, and report when the extension connects (until Ctrl-C).
+- ``python -m bridge cdp``: a DevTools endpoint for Playwright/Puppeteer.
+- ``python -m bridge token mcp|cdp [--url]``: print a token (for a person who asks).
+- ``python -m bridge install-native-host [--browser …] [--uninstall]``: register the native
+  host (it hands the extension the person's secret, and the extension learns of relays by
+  push instead of probing ports).
+- ``python -m bridge pair``: without the native host, pair the extension by hand: a one-time
+  code the person types into bridge's popup.
+- ``python -m bridge doctor [--live] [--json] [--launch …]``: check everything bridge needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, cast
+
+from bridge.app.runtime import (
+    Runtime,
+    RuntimeOptions,
+    add_allow_path_argument,
+    add_runtime_arguments,
+    file_policy,
+    options_from_args,
+    start_error,
+)
+from bridge.cli import doctor
+from bridge.cli import token as token_command
+from bridge.cli.about import version_line
+from bridge.cli.demo import DEMO_NOTE, demo_setup, demo_summary, refuse_demo_options
+from bridge.cli.progress import TerminalProgress
+from bridge.cli.token import show_command
+from bridge.errors import AttachmentRefused, BridgeError, PathNotAllowed
+from bridge.link import native_install
+from bridge.link.relay import PAIRING_S, Relay
+from bridge.providers.attachments import Attachments, prepare_files
+from bridge.providers.results import PROVIDERS, AskResult, Provider
+from bridge.store.state import StateStore, default_state_dir
+from bridge.tools.browsing import ToolSettings
+from bridge.waiting import scaled
+from bridge.wire.extension import PORT_RANGE, extension_dir
+
+
+def _start_error(exc: OSError, args: argparse.Namespace) -> str:
+    return start_error(exc, getattr(args, "relay_port", None))
+
+
+async def _relay_main(args: argparse.Namespace) -> int:
+    runtime = Runtime(options_from_args(args))
+    if args.launch and runtime.headless and not args.headless:
+        print("no display found: launching the browser headless", flush=True)
+    started = time.monotonic()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await runtime.start()
+        print(f"relay listening on {runtime.relay.url}", flush=True)
+        lo, hi = PORT_RANGE
+        if not lo <= runtime.relay.port <= hi:
+            print(
+                f"note: the extension looks for relays on ports {lo}-{hi} only; a browser "
+                f"will not find this one on {runtime.relay.port}",
+                flush=True,
+            )
+        if runtime.launched:
+            print(
+                f"launched {runtime.launched.executable} (pid {runtime.launched.pid}, profile "
+                f"{runtime.launched.profile})",
+                flush=True,
+            )
+        else:
+            print("waiting for Chrome with the bridge extension to connect…", flush=True)
+            if not native_install.registered_anywhere():
+                print(f"note: {native_install.SETUP_HINT}", flush=True)
+        link = await runtime.connected(scaled(60.0) if runtime.launched else 3600.0)
+        tabs = await runtime.browser.list_tabs()
+        print(
+            f"extension connected after {time.monotonic() - started:.2f}s: "
+            f"extension {link.hello.extension_version}, {len(tabs)} tab(s) open",
+            flush=True,
+        )
+        print("ready; Ctrl-C to stop", flush=True)
+        waiter: asyncio.Future[object] = asyncio.ensure_future(stop.wait())
+        lost: asyncio.Future[object] = link.closed  # type: ignore[assignment]
+        await asyncio.wait({waiter, lost}, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        if link.closed.done():
+            print(f"extension disconnected: {link.closed.result()}", flush=True)
+        return 0
+    except BridgeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        if runtime.launched:
+            print(runtime.launched.stderr_tail(), file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: {_start_error(exc, args)}", file=sys.stderr)
+        if runtime.launched:
+            print(runtime.launched.stderr_tail(), file=sys.stderr)
+        return 1
+    finally:
+        await runtime.stop()
+
+
+async def _pair_main(args: argparse.Namespace) -> int:
+    """Offer a one-time pairing code and wait until the person's extension has paired."""
+    relay = Relay(port=args.relay_port, register=False)
+    try:
+        await relay.start()
+    except OSError as exc:
+        print(f"error: {_start_error(exc, args)}", file=sys.stderr)
+        return 1
+    try:
+        offer = relay.start_pairing(args.timeout)
+        print(
+            "Pair your browser with bridge (once per browser profile): click bridge's icon in "
+            "the toolbar, and enter this code in its popup:\n\n"
+            f"    {offer.code}\n\n"
+            f"The code works once, for {args.timeout / 60:.0f} minutes, and only for the "
+            "extension of this machine's bridge (it never leaves this machine). "
+            "`bridge install-native-host` does the same without a code.",
+            flush=True,
+        )
+        try:
+            hello = await asyncio.wait_for(offer.done, args.timeout)
+        except TimeoutError:
+            print(
+                "error: no extension paired in time; run `bridge pair` again for a new code",
+                file=sys.stderr,
+            )
+            return 1
+        except BridgeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(
+            f"paired: the extension of browser {hello.instance_id[:8]} now proves bridge's "
+            "secret, and finds your relays by itself",
+            flush=True,
+        )
+        return 0
+    finally:
+        await relay.stop()
+
+
+async def _cdp_main(args: argparse.Namespace) -> int:
+    """Serve the DevTools endpoint: a line with its URL and one naming the token's file on
+    stdout (never the token: ``bridge token cdp`` prints it), then until told to stop
+    (SIGTERM, SIGINT, or stdin closing)."""
+    options = options_from_args(args)
+    options.cdp = True
+    # The endpoint opens file: URLs only with the person's opt-in, as the browser tools do.
+    options.tool_settings = ToolSettings(allow_file_urls=args.allow_file_urls)
+    runtime = Runtime(options)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    stdin_closed = (
+        asyncio.ensure_future(asyncio.to_thread(sys.stdin.read)) if not sys.stdin.isatty() else None
+    )
+    try:
+        await runtime.start()
+        port, state_dir = runtime.relay.port, options.state_dir or default_state_dir()
+        print(f"CDP endpoint: ws://127.0.0.1:{port}/cdp", flush=True)
+        print(
+            f"CDP token: in {state_dir / 'cdp-token'}; send it as 'Authorization: Bearer "
+            f"<token>' (`{show_command('cdp', options.state_dir)}` prints it; "
+            f"`{show_command('cdp', options.state_dir, port)}` the URL with it, for a client "
+            "that cannot send headers)",
+            flush=True,
+        )
+        waits: set[asyncio.Future[object]] = {asyncio.ensure_future(stop.wait())}
+        if stdin_closed is not None:
+            waits.add(stdin_closed)
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for w in waits:
+            w.cancel()
+        return 0
+    except BridgeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: {_start_error(exc, args)}", file=sys.stderr)
+        return 1
+    finally:
+        await runtime.stop()
+
+
+async def _stdin_eof() -> asyncio.Future[object] | None:
+    """A future done when stdin closes (read without a thread, so nothing blocks exit);
+    None when stdin is a terminal or a file, which never 'closes'."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return None
+    reader = asyncio.StreamReader()
+    loop = asyncio.get_running_loop()
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    except (ValueError, OSError):
+        return None
+
+    async def until_eof() -> object:
+        while await reader.read(65536):
+            pass
+        return None
+
+    return asyncio.ensure_future(until_eof())
+
+
+def parse_modes(given: list[str]) -> dict[Provider, str]:
+    """``--mode`` values -> each provider's mode: ``thinking`` is for every provider asked,
+    ``chatgpt=thinking`` for one (docs/sites.md#modes)."""
+    modes: dict[Provider, str] = {}
+    for value in given:
+        provider, sep, mode = value.partition("=")
+        targets: list[Provider] = list(PROVIDERS)
+        if not sep:
+            mode = value
+        if sep and provider not in ("chatgpt", "gemini"):
+            raise ValueError(
+                f"--mode {value!r}: {provider!r} is no provider; write MODE or chatgpt=MODE / "
+                "gemini=MODE"
+            )
+        if not mode.strip():
+            raise ValueError(f"--mode {value!r} names no mode (e.g. --mode thinking)")
+        if sep:
+            targets = [cast(Provider, provider)]
+        for target in targets:
+            modes[target] = mode.strip()
+    return modes
+
+
+async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = None) -> int:
+    options = options or options_from_args(args)
+    try:  # before any browser starts: a file that cannot go costs nothing
+        files = await asyncio.to_thread(prepare_files, args.file, policy=file_policy(options))
+    except (AttachmentRefused, PathNotAllowed) as exc:
+        print(f"error [{exc.code}]: {exc}", file=sys.stderr)
+        return 1
+    try:
+        modes = parse_modes(args.mode)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    options.connect_timeout = args.connect_timeout
+    runtime = Runtime(options)
+    providers: list[Provider] = (
+        list(PROVIDERS) if args.provider == "both" else [cast(Provider, args.provider)]
+    )
+    # The live lines only where a person watches: a terminal, and not --json.
+    live = (
+        TerminalProgress(providers, sys.stdout, lambda: shutil.get_terminal_size().columns)
+        if not args.json and sys.stdout.isatty()
+        else None
+    )
+    try:
+        await runtime.start()
+        if live is not None:
+            live.start()
+        try:
+            return await _ask_and_print(args, runtime, files, modes, live)
+        finally:
+            if live is not None:
+                await live.close()
+    except BridgeError as exc:
+        print(f"error [{exc.code}]: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # at start-up: the relay's port, the runtime directory, …
+        print(f"error: {_start_error(exc, args)}", file=sys.stderr)
+        return 1
+    finally:
+        await runtime.stop()
+
+
+def _side_text(provider: Provider, outcome: AskResult | Exception) -> str:
+    """One side of ``--provider both`` as printed: its answer, or its error."""
+    if isinstance(outcome, AskResult):
+        return f"## {provider}\n\n{outcome.answer}\n"
+    code = getattr(outcome, "code", type(outcome).__name__)
+    return f"## {provider}\n\nerror [{code}]: {outcome}\n"
+
+
+async def _ask_and_print(
+    args: argparse.Namespace,
+    runtime: Runtime,
+    files: Attachments,
+    modes: dict[Provider, str],
+    live: TerminalProgress | None,
+) -> int:
+    """Ask, printing each answer the moment it is complete (above the live lines on a
+    terminal), or with ``--json`` the whole result once at the end."""
+    on_progress = live.on_progress if live is not None else None
+    if args.provider == "both":
+
+        def side_done(provider: Provider, outcome: AskResult | Exception) -> None:
+            if args.json:
+                return
+            text = _side_text(provider, outcome)
+            if live is None:
+                print(text, flush=True)
+            elif isinstance(outcome, AskResult):
+                live.answer(provider, text, chars=len(outcome.answer))
+            else:
+                live.answer(provider, text, error=getattr(outcome, "code", "error"))
+
+        both = await runtime.bridge.ask_both(
+            args.question,
+            new_chat=args.new_chat,
+            timeout=args.timeout,
+            files=files,
+            modes=modes,
+            on_progress=on_progress,
+            on_done=side_done,
+        )
+        if args.json:
+            print(json.dumps(both.to_dict(), ensure_ascii=False, indent=2))
+        return 0 if both.results else 1
+    provider = cast(Provider, args.provider)
+    try:
+        result = await runtime.bridge.ask(
+            provider,
+            args.question,
+            new_chat=args.new_chat,
+            timeout=args.timeout,
+            files=files,
+            mode=modes.get(provider),
+            on_progress=on_progress,
+        )
+    except BridgeError as exc:
+        if live is not None:  # the line says how it ended; the message follows on stderr
+            live.board.end(provider, live.clock(), error=exc.code)
+        raise
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    elif live is not None:
+        live.answer(provider, result.answer, chars=len(result.answer))
+    else:
+        print(result.answer, flush=True)
+    return 0
+
+
+async def _ask_demo(args: argparse.Namespace) -> int:
+    """``ask --demo``: the same ask against the built-in fake sites (bridge.cli.demo), then the
+    timings and history lines the ask left, from a state directory that is removed after."""
+    options = options_from_args(args)
+    refusal = refuse_demo_options(options)
+    if refusal is not None:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    with demo_setup(options) as setup:
+        print(DEMO_NOTE, file=sys.stderr, flush=True)
+        started = time.monotonic()
+        status = await _ask_main(args, options)
+        wall_ms = (time.monotonic() - started) * 1000
+        if status == 0 and not args.json:
+            history = StateStore(setup.state_dir).history()
+            print("\n".join(demo_summary(history, wall_ms)), flush=True)
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="bridge", description="Terminal commands over the same core the MCP server uses."
+    )
+    parser.add_argument("--version", action="version", version=version_line("bridge"))
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser(
+        "extension-path",
+        help="print the folder of the extension that ships with bridge (for Load unpacked)",
+        description="Print the folder of bridge's extension. In Chrome: chrome://extensions, "
+        "turn on Developer mode, Load unpacked, and choose this folder.",
+    )
+    ask = sub.add_parser("ask", help="ask ChatGPT, Gemini or both once and print the answer")
+    ask.add_argument("question")
+    ask.add_argument("--provider", choices=["chatgpt", "gemini", "both"], default="both")
+    ask.add_argument("--new-chat", action="store_true", help="start a new conversation")
+    ask.add_argument("--timeout", type=float, default=None, help="seconds to wait for the answer")
+    ask.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    ask.add_argument(
+        "--file",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file to send with the question (repeatable): small text files go into the "
+        "question, others through the site's upload; at most 10, 25 MB each, 50 MB in all",
+    )
+    ask.add_argument(
+        "--mode",
+        action="append",
+        default=[],
+        metavar="[PROVIDER=]MODE",
+        help="the site's mode to ask in, as its picker names it (e.g. thinking, instant, pro); "
+        "chatgpt=MODE or gemini=MODE for one side (repeatable). The ask fails, with nothing "
+        "sent, when the page does not show the mode chosen",
+    )
+    ask.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=10.0,
+        help="seconds to wait for the extension to connect (default 10)",
+    )
+    ask.add_argument(
+        "--demo",
+        action="store_true",
+        help="try it without an account: ask bridge's built-in fake ChatGPT and Gemini in a "
+        "headless Chromium it launches (temporary profile and state; nothing leaves this "
+        "machine), then show the timings and the history line",
+    )
+    add_runtime_arguments(ask)
+    add_allow_path_argument(ask)
+    relay = sub.add_parser("relay", help="run a relay and report the extension's connection")
+    add_runtime_arguments(relay, state=False)
+    cdp = sub.add_parser(
+        "cdp", help="serve a DevTools endpoint for Playwright/Puppeteer through the extension"
+    )
+    add_runtime_arguments(cdp)
+    token = sub.add_parser(
+        "token",
+        help="print the MCP or DevTools token (stdout only; servers never print it)",
+        description="Print a token bridge keeps in its state directory, for a client's "
+        "configuration: bridge token mcp, bridge token cdp [--url].",
+    )
+    token_command.add_arguments(token)
+    cdp.add_argument(
+        "--allow-file-urls",
+        action="store_true",
+        help="let DevTools clients open and drive file: URLs (the person's local files)",
+    )
+    native = sub.add_parser(
+        "install-native-host",
+        help="register bridge's native host with a browser: the extension then learns of "
+        "relays the moment they start, with no port probing",
+    )
+    native_install.add_arguments(native)
+    pair = sub.add_parser(
+        "pair",
+        help="pair the extension by hand, without the native host: a one-time code for its popup",
+    )
+    pair.add_argument("--relay-port", type=int, help="relay port (default: first free)")
+    pair.add_argument(
+        "--timeout", type=float, default=PAIRING_S, help="seconds the code stays valid"
+    )
+    doc = sub.add_parser(
+        "doctor", help="check the browser, extension, ports, tokens and native host (and sites)"
+    )
+    doctor.add_arguments(doc)
+    add_runtime_arguments(doc)
+    args = parser.parse_args(argv)
+    if args.command == "extension-path":
+        print(extension_dir())
+        return 0
+    if args.command == "install-native-host":
+        return native_install.run(args)
+    if args.command == "doctor":
+        return doctor.run(args)
+    if args.command == "token":
+        return token_command.run(args)
+    runners: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {
+        "ask": _ask_demo if args.command == "ask" and args.demo else _ask_main,
+        "relay": _relay_main,
+        "cdp": _cdp_main,
+        "pair": _pair_main,
+    }
+    runner = runners[args.command]
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(runner(args))
+    return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

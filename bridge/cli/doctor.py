@@ -1,0 +1,377 @@
+"""``bridge doctor [--live] [--json]``: is everything bridge needs in place?
+
+Checks the browser, the relay port range, the runtime directory, the token files, the
+native host registrations and the extension (it starts a relay and waits for the extension
+to connect: with ``--launch`` in a browser of its own, otherwise the person's Chrome); with
+``--live``, for each provider its page (reachable, logged in or a login wall or a Cloudflare
+check, composer found by the pack's selectors) and then a tiny ask (sent, answered, and
+from which source the answer was read). The provider packs are checked too, with the
+person's overrides. Each failed check says what to do; the exit status is 1 if any failed.
+
+Checks are plain data (``Check``) so the table and the JSON come from one list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import errno
+import json
+import os
+import socket
+import stat
+import subprocess
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from bridge.app.launcher import find_browser
+from bridge.app.runtime import Runtime, options_from_args
+from bridge.errors import BridgeError
+from bridge.link import native_install
+from bridge.link.registry import runtime_dir
+from bridge.link.tokens import token_file_problem
+from bridge.link.trust_root import SECRET_FILE, TrustUnavailable, private_dir, trust_dir
+from bridge.providers.ask_script import provider_page
+from bridge.providers.pack import PackError, load_pack, override_path
+from bridge.store.state import default_state_dir
+from bridge.wire.extension import PORT_RANGE
+
+__all__ = ["Check", "render", "run_checks"]
+
+PROVIDERS = ("chatgpt", "gemini")
+DOCTOR_KEY = "bridge-doctor"  # the doctor's own conversations, apart from the person's
+#: The remedy for each typed failure of the live ask (bridge.errors codes).
+REMEDIES = {
+    "login_required": "log in to {provider} in this browser once; bridge reuses the session",
+    "rate_limited": "wait for the site's limit to reset (the message says when)",
+    "extension_not_connected": "load the extension: chrome://extensions → Load unpacked → "
+    "the folder `bridge extension-path` prints (or run with --launch)",
+    "timeout": "the page did not answer in time: open it and look for a dialog, a challenge or a "
+    "changed layout; run again with --json for the details",
+    "challenge": "open the {provider} tab in that browser and complete the Cloudflare check",
+    "error_turn": "the site answered with an error: ask again later or in a new chat",
+    "stuck": "reload the {provider} tab; if it keeps hanging, start a new chat",
+    "send_failed": "the composer took the text but the question was not sent: the site's layout "
+    "may have changed; fix the pack's selectors with an override (docs/sites.md#provider-packs)",
+    "no_response": "no answer appeared: the site's layout may have changed; fix the pack's "
+    "selectors with an override (docs/sites.md#provider-packs)",
+    "pack_invalid": "fix or delete the override file it names (docs/sites.md#provider-packs)",
+}
+#: What the page-ready probe found (page.js ``whenReady``), and what to do about it.
+_PAGE_STATES = {
+    "ready": (True, "composer found"),
+    "login": (False, "shows its login page (login buttons, or the sign-in host)"),
+    "challenge": (False, "shows a Cloudflare check"),
+    "": (False, "no composer appeared (no pack selector for it matched)"),
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool | None  # None: not applicable or optional (shown, never a failure)
+    detail: str
+    fix: str = ""
+
+
+def render(checks: Sequence[Check]) -> str:
+    """A table for a terminal: status, check, what was found, what to do."""
+    marks = {True: "ok", False: "FAIL", None: "--"}
+    width = max(len(c.name) for c in checks)
+    lines = []
+    for c in checks:
+        lines.append(f"{marks[c.ok]:<4}  {c.name:<{width}}  {c.detail}")
+        if c.fix and c.ok is not True:
+            lines.append(f"{'':<4}  {'':<{width}}  → {c.fix}")
+    failed = sum(c.ok is False for c in checks)
+    lines.append("")
+    lines.append("all checks passed" if not failed else f"{failed} check(s) failed")
+    return "\n".join(lines)
+
+
+def check_browser(explicit: str | None) -> Check:
+    try:
+        exe = find_browser(explicit)
+    except BridgeError as exc:
+        return Check("browser", False, str(exc), "install chromium, or pass --browser-path")
+    try:
+        version = subprocess.run(
+            [str(exe), "--version"], capture_output=True, text=True, timeout=20, check=False
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        version = f"version unknown ({exc})"
+    return Check("browser", True, f"{exe} — {version or 'version unknown'}")
+
+
+def check_ports() -> Check:
+    lo, hi = PORT_RANGE
+    taken = []
+    for port in range(lo, hi + 1):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    taken.append(port)
+    free = hi - lo + 1 - len(taken)
+    detail = f"{free} of {hi - lo + 1} relay ports free in {lo}-{hi}"
+    if taken:
+        detail += f" (in use: {', '.join(map(str, taken[:8]))}{'…' if len(taken) > 8 else ''})"
+    fix = "stop other bridges (or whatever holds these ports), or pass --relay-port"
+    return Check("relay ports", free > 0, detail, fix if not free else "")
+
+
+def check_runtime_dir() -> Check:
+    try:
+        path = runtime_dir()
+    except OSError as exc:
+        return Check("runtime directory", False, str(exc), "set BRIDGE_RUNTIME_DIR")
+    relays = sorted(p.stem for p in (path / "relays").glob("*.sock") if _answers(p))
+    hosts = sum(_answers(p) for p in (path / "hosts").glob("*.sock"))
+    return Check(
+        "runtime directory",
+        True,
+        f"{path} (0700): {len(relays)} relay(s) registered"
+        + (f" on {', '.join(relays)}" if relays else "")
+        + f", {hosts} native host(s) running",
+    )
+
+
+def _answers(path: Path) -> bool:
+    """Does anything listen on this registered socket? (A crashed owner leaves its file.)"""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(1.0)
+        try:
+            s.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
+def check_tokens(state_dir: Path) -> list[Check]:
+    """Each token file as bridge would take it (bridge.link.tokens): mode and owner, never the
+    value. A file bridge would not adopt is reported with what its next start does."""
+    checks = []
+    for name in ("mcp-token", "cdp-token"):
+        path = state_dir / name
+        if not path.exists() and not path.is_symlink():
+            checks.append(
+                Check(f"token {name}", None, f"{path}: not created yet (made on first use)")
+            )
+            continue
+        problem = token_file_problem(path)
+        if problem is None:
+            mode = stat.S_IMODE(path.stat().st_mode)
+            checks.append(Check(f"token {name}", True, f"{path}: mode {mode:04o}, yours"))
+            continue
+        checks.append(
+            Check(
+                f"token {name}",
+                False,
+                f"{path} {problem}",
+                "bridge replaces it with a new token on its next start (never using this "
+                "one); give your clients the new one then: bridge token "
+                + name.removesuffix("-token"),
+            )
+        )
+    return checks
+
+
+def check_trust() -> Check:
+    """The person's secret (bridge.link.trust_root): where, and that it is safe; never its value."""
+    directory = trust_dir()
+    path = directory / SECRET_FILE
+    try:
+        private_dir(directory, create=False)
+    except TrustUnavailable as exc:
+        if not directory.exists():
+            return Check("secret", None, f"{path}: not made yet (made on first start)")
+        return Check("secret", False, str(exc), "")
+    if not path.exists() and not path.is_symlink():
+        return Check("secret", None, f"{path}: not made yet (made on first start)")
+    problem = token_file_problem(path)
+    if problem is not None:
+        return Check(
+            "secret",
+            False,
+            f"{path} {problem}",
+            "bridge replaces it on its next start: re-pair the extension then (bridge pair), "
+            "or rely on the native host, which hands over the new one",
+        )
+    return Check("secret", True, f"{path}: mode 0600, yours, in a private directory")
+
+
+def check_native_host() -> Check:
+    found = []
+    broken = []
+    for browser in native_install.BROWSERS:
+        try:
+            manifest = native_install.manifest_path(browser)
+        except ValueError:
+            continue
+        if not manifest.exists():
+            continue
+        try:
+            wrapper = Path(json.loads(manifest.read_text(encoding="utf-8"))["path"])
+        except (OSError, ValueError, KeyError):
+            broken.append(f"{browser}: unreadable manifest {manifest}")
+            continue
+        if not os.access(wrapper, os.X_OK):
+            broken.append(f"{browser}: {wrapper} missing or not executable")
+        else:
+            found.append(browser)
+    if broken:
+        return Check(
+            "native host",
+            False,
+            "; ".join(broken),
+            "bridge install-native-host --browser <name> (again)",
+        )
+    if not found:
+        return Check(
+            "native host",
+            None,
+            "not registered: your own Chrome's extension has no secret unless paired by hand "
+            "(bridge pair), and then finds relays by probing ports",
+            "bridge install-native-host (hands the extension the secret; no probing)",
+        )
+    return Check("native host", True, f"registered for {', '.join(found)}")
+
+
+def check_packs(state_dir: Path) -> list[Check]:
+    """Each provider's pack loads, with the person's override merged in when there is one."""
+    checks = []
+    for provider in PROVIDERS:
+        override = override_path(provider, state_dir)
+        try:
+            load_pack(provider, state_dir)
+        except PackError as exc:
+            checks.append(Check(f"{provider} pack", False, str(exc), REMEDIES["pack_invalid"]))
+            continue
+        except BridgeError as exc:  # the state directory itself (StateDirUnsafe)
+            checks.append(Check(f"{provider} pack", False, f"[{exc.code}] {exc}", ""))
+            continue
+        where = f"built-in + override {override}" if override.exists() else "built-in"
+        checks.append(Check(f"{provider} pack", True, where))
+    return checks
+
+
+async def check_extension_and_sites(
+    args: argparse.Namespace, live: bool, connect_timeout: float
+) -> list[Check]:
+    runtime = Runtime(options_from_args(args))
+    checks: list[Check] = []
+    try:
+        await runtime.start()
+    except (BridgeError, OSError) as exc:
+        return [Check("extension", False, f"no relay could start: {exc}", "see relay ports")]
+    try:
+        try:
+            link = await runtime.connected(connect_timeout)
+        except BridgeError as exc:
+            where = "the launched browser" if runtime.launched else "your Chrome"
+            return [
+                Check(
+                    "extension",
+                    False,
+                    f"not connected from {where}: {exc}",
+                    REMEDIES["extension_not_connected"],
+                )
+            ]
+        checks.append(
+            Check(
+                "extension",
+                True,
+                f"version {link.hello.extension_version}, protocol {link.hello.protocol_version}, "
+                f"linked by {link.via} to {runtime.relay.url}",
+            )
+        )
+        if not live:
+            checks.append(
+                Check("sites", None, "not checked", "run with --live for a tiny ask to each site")
+            )
+            return checks
+        for provider in PROVIDERS:
+            page = await _page_check(runtime, provider)
+            checks.append(page)
+            if page.ok:
+                checks.append(await _ask_check(runtime, provider))
+        return checks
+    finally:
+        await runtime.stop()
+
+
+async def _page_check(runtime: Runtime, provider: str) -> Check:
+    """The provider's tab: reachable, and ready, or showing why it cannot be asked."""
+    name = f"{provider} page"
+    try:
+        tab = await runtime.bridge.provider_tab(
+            provider,  # type: ignore[arg-type]
+            session_key=DOCTOR_KEY,
+            new_chat=True,
+        )
+        page = provider_page(tab, runtime.bridge.store.root)
+        state = str(await page.call("whenReady", provider, 15_000, timeout=15.0))
+        url = str(await tab.evaluate("location.href"))
+    except BridgeError as exc:
+        fix = REMEDIES.get(exc.code, "run with --json and look at the debug dump it names")
+        return Check(name, False, f"[{exc.code}] {exc}", fix.format(provider=provider))
+    ok, found = _PAGE_STATES.get(state, (False, state))
+    if ok:
+        return Check(name, True, f"{found} at {url}")
+    code = {"login": "login_required", "challenge": "challenge"}.get(state, "no_response")
+    return Check(name, False, f"{url} {found}", REMEDIES[code].format(provider=provider))
+
+
+async def _ask_check(runtime: Runtime, provider: str) -> Check:
+    try:
+        result = await runtime.bridge.ask(
+            provider,  # type: ignore[arg-type]
+            "Reply with the single word OK.",
+            timeout=120.0,
+            session_key=DOCTOR_KEY,
+        )
+    except BridgeError as exc:
+        fix = REMEDIES.get(exc.code, "run with --json and look at the debug dump it names")
+        return Check(provider, False, f"[{exc.code}] {exc}", fix.format(provider=provider))
+    answer = result.answer.strip().replace("\n", " ")
+    used = result.used
+    source = used.extraction + (f" ({', '.join(used.fallbacks)})" if used.fallbacks else "")
+    return Check(
+        provider, True, f"answered {answer[:40]!r} in {result.url}; answer read from {source}"
+    )
+
+
+async def run_checks(args: argparse.Namespace) -> list[Check]:
+    checks = [check_browser(args.browser_path), check_ports(), check_runtime_dir()]
+    state_dir = args.state_dir or default_state_dir()
+    checks += check_tokens(state_dir)
+    checks += check_packs(state_dir)
+    checks.append(check_trust())
+    checks.append(check_native_host())
+    checks += await check_extension_and_sites(args, args.live, args.connect_timeout)
+    return checks
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--live", action="store_true", help="also ask each site a tiny question")
+    parser.add_argument("--json", action="store_true", help="print the checks as JSON")
+    parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=15.0,
+        help="seconds to wait for the extension to connect (default 15)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    with contextlib.suppress(KeyboardInterrupt):
+        checks = asyncio.run(run_checks(args))
+        if args.json:
+            print(json.dumps([asdict(c) for c in checks], indent=2, ensure_ascii=False))
+        else:
+            print(render(checks))
+        return 1 if any(c.ok is False for c in checks) else 0
+    return 130

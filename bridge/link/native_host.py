@@ -1,0 +1,295 @@
+"""``python -m bridge.link.native_host``: the native-messaging host Chrome starts for the extension.
+
+It tells the extension which relays exist, the moment they start and stop, so the extension
+connects at once and never probes ports while the host runs (and Chrome keeps the
+extension's service worker alive while this port is open, so no wake-up alarm is needed).
+Relays and hosts meet in the runtime directory (``bridge.link.registry``).
+
+Messages to the extension (framed, at most 1 MB each):
+- ``{"type": "trust", "secret": "...", "island": bool, "host": 2}``: first, the secret the
+  relays of this user (or, ``island``, of the bridge that launched this browser) prove, so
+  the extension can check them and prove itself (``bridge.wire.trust``). Chrome starts this host
+  only for bridge's extension id (the manifest's ``allowed_origins``), which is what makes
+  handing it over safe. ``island``: link only to the relays announced here, never probe;
+- ``{"type": "fatal", "message": "...", "host": 2}``: instead of the above when the host
+  cannot work safely (a runtime directory another user made, an unsafe trust directory);
+  then it exits. The extension serves no relay, its popup shows the message, and it asks
+  the host again a minute later;
+- ``{"type": "relays", "relays": [...], "host": 2}``: the whole list, at start and on change;
+- ``{"type": "frame" | "part", "channel": n, "data": "..."}``: a tunnelled relay frame
+  (``part`` for each piece but the last of one over the 1 MB limit);
+- ``{"type": "opened", "channel": n}``: a tunnel reached its relay (the link may start);
+- ``{"type": "close", "channel": n, "code": c, "reason": r}``: a tunnel ended;
+- ``{"type": "error", "message": "..."}``: a message from the extension that was not read.
+
+From the extension: ``open`` (channel, relay instance id), ``frame``/``part`` (channel,
+data) and ``close`` (channel). The host exits when Chrome closes the port (stdin ends).
+Nothing but frames is ever written to stdout: fd 1 is pointed at stderr at start-up, so a
+stray print cannot corrupt the stream; logs go to stderr, which Chrome passes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+from bridge.errors import BridgeError
+from bridge.link.registry import FramedStream, connect_or_clean, runtime_dir
+from bridge.link.trust_root import ENV_ISLAND, load_secret
+from bridge.waiting import scaled
+from bridge.wire.native_framing import FROM_BROWSER_LIMIT, FrameDecoder, FrameError, encode
+
+__all__ = ["HOST_PROTOCOL", "NativeHost", "main"]
+
+log = logging.getLogger("bridge.link.native_host")
+
+HOST_PROTOCOL: Final = 2
+#: Characters of tunnelled data per message to the extension: even all escaped (6 bytes a
+#: character) it stays under Chrome's 1 MB limit.
+PART_CHARS: Final = 150_000
+
+
+class NativeHost:
+    """The host's state, with its output as a callable (tests drive it without Chrome)."""
+
+    def __init__(self, directory: Path, send: Callable[[bytes], None]) -> None:
+        self.directory = directory
+        self._send = send
+        self.relays: dict[str, dict[str, Any]] = {}  # instance id -> announcement
+        self._watchers: dict[str, set[FramedStream]] = {}  # instance id -> connections
+        self._channels: dict[int, FramedStream] = {}
+        self._incoming: dict[int, list[str]] = {}  # parts of a frame from the extension
+        self._server: asyncio.Server | None = None
+        self.socket = directory / "hosts" / f"{os.getpid()}.sock"
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- relays ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.socket.unlink()  # a dead process's, with our pid reused
+        self._server = await asyncio.start_unix_server(self._relay_arrives, str(self.socket))
+        self.socket.chmod(0o600)
+        paths = sorted((self.directory / "relays").glob("*.sock"))
+        streams = [s for s in await asyncio.gather(*(connect_or_clean(p) for p in paths)) if s]
+        for stream in streams:
+            stream.write({"type": "watch"})
+        # The first list is complete: each running relay's answer is awaited (briefly).
+        introduced = await asyncio.gather(*(self._introduce(s) for s in streams))
+        for stream, instance in zip(streams, introduced, strict=True):
+            self._spawn(self._hold(stream, instance))
+        self.announce()
+
+    async def _relay_arrives(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        stream = FramedStream(reader, writer)
+        instance = await self._introduce(stream)
+        if instance:
+            self.announce()
+        await self._hold(stream, instance)
+
+    async def _introduce(self, stream: FramedStream) -> str:
+        """Read a relay's announcement and record it; "" if it said nothing sensible."""
+        try:
+            async with asyncio.timeout(scaled(2.0)):
+                await stream.drain()
+                first = await stream.read()
+        except TimeoutError:
+            first = None
+        if not first or first.get("type") != "relay" or not first.get("instanceId"):
+            return ""
+        instance = str(first["instanceId"])
+        self._watchers.setdefault(instance, set()).add(stream)
+        self.relays.setdefault(instance, first)
+        return instance
+
+    async def _hold(self, stream: FramedStream, instance: str) -> None:
+        """Wait for the relay's end (its connection closing) and announce it."""
+        try:
+            if instance:
+                async for _ in stream.messages():
+                    pass
+        finally:
+            await stream.close()
+            watchers = self._watchers.get(instance)
+            if watchers is not None:
+                watchers.discard(stream)
+                if not watchers:
+                    del self._watchers[instance]
+                    self.relays.pop(instance, None)
+                    self.announce()
+
+    def announce(self) -> None:
+        relays = [{k: v for k, v in info.items() if k != "type"} for info in self.relays.values()]
+        self._out({"type": "relays", "host": HOST_PROTOCOL, "relays": relays})
+
+    # -- messages from the extension ------------------------------------------------------
+
+    def receive(self, item: dict[str, Any] | FrameError) -> None:
+        if isinstance(item, FrameError):
+            self._out({"type": "error", "message": item.message})
+            return
+        kind = item.get("type")
+        if kind not in ("open", "frame", "part", "close"):
+            self._out({"type": "error", "message": f"unknown message type {kind!r}"})
+            return
+        channel = item.get("channel")
+        if not isinstance(channel, int) or isinstance(channel, bool):
+            self._out({"type": "error", "message": f"'{kind}' needs an integer 'channel'"})
+            return
+        if kind == "open":
+            self._spawn(self._open(channel, str(item.get("relay", ""))))
+        elif kind == "close":
+            self._incoming.pop(channel, None)
+            stream = self._channels.pop(channel, None)
+            if stream is not None:
+                stream.write({"type": "close"})
+                self._spawn(stream.close())
+        else:
+            data = item.get("data")
+            if not isinstance(data, str):
+                self._out({"type": "error", "message": f"'{kind}' needs a string 'data'"})
+                return
+            parts = self._incoming.setdefault(channel, [])
+            parts.append(data)
+            if kind == "part":
+                return
+            del self._incoming[channel]
+            stream = self._channels.get(channel)
+            if stream is None:
+                self._closed(channel, 1011, "no such channel")
+            else:
+                stream.write({"type": "frame", "data": "".join(parts)})
+
+    async def _open(self, channel: int, relay: str) -> None:
+        info = self.relays.get(relay)
+        if info is None:
+            self._closed(channel, 1011, f"no relay {relay!r} is registered")
+            return
+        try:
+            stream = await FramedStream.connect(Path(str(info.get("socket"))))
+        except (OSError, TimeoutError) as exc:
+            self._closed(channel, 1011, f"relay unreachable: {exc}")
+            return
+        stream.write({"type": "link"})
+        self._channels[channel] = stream
+        self._out({"type": "opened", "channel": channel})
+        code, reason = 1006, "relay connection lost"
+        try:
+            async for message in stream.messages():
+                if message.get("type") == "close":
+                    code, reason = int(message.get("code", 1000)), str(message.get("reason", ""))
+                    break
+                data = message.get("data")
+                if message.get("type") == "frame" and isinstance(data, str):
+                    self._forward(channel, data)
+        finally:
+            if self._channels.get(channel) is stream:
+                del self._channels[channel]
+                self._closed(channel, code, reason)
+            await stream.close()
+
+    def _forward(self, channel: int, data: str) -> None:
+        for start in range(0, max(len(data) - PART_CHARS, 0), PART_CHARS):
+            self._out(
+                {"type": "part", "channel": channel, "data": data[start : start + PART_CHARS]}
+            )
+        last = (max(len(data) - 1, 0) // PART_CHARS) * PART_CHARS
+        self._out({"type": "frame", "channel": channel, "data": data[last:]})
+
+    def _closed(self, channel: int, code: int, reason: str) -> None:
+        self._out({"type": "close", "channel": channel, "code": code, "reason": reason})
+
+    def _out(self, message: dict[str, Any]) -> None:
+        self._send(encode(message))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        with contextlib.suppress(FileNotFoundError):
+            self.socket.unlink()
+        for task in list(self._tasks):
+            task.cancel()
+        for stream in [*self._channels.values(), *(s for w in self._watchers.values() for s in w)]:
+            await stream.close()
+
+
+async def serve(stdin_fd: int, stdout_fd: int, directory: Path, secret: str, island: bool) -> None:
+    """Hand over the secret, then run until stdin ends (Chrome closed the port, or quit)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=FROM_BROWSER_LIMIT)
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(stdin_fd, "rb", buffering=0)
+    )
+    transport, _ = await loop.connect_write_pipe(
+        asyncio.Protocol, os.fdopen(stdout_fd, "wb", buffering=0)
+    )
+    transport.write(
+        encode({"type": "trust", "secret": secret, "island": island, "host": HOST_PROTOCOL})
+    )
+    host = NativeHost(directory, transport.write)
+    decoder = FrameDecoder(FROM_BROWSER_LIMIT)
+    await host.start()
+    try:
+        while data := await reader.read(256 * 1024):
+            for item in decoder.feed(data):
+                host.receive(item)
+    finally:
+        await host.stop()
+        transport.close()
+
+
+def _preconditions() -> tuple[Path, str, bool] | str:
+    """The runtime directory, the secret and whether this is an island; or why the host
+    cannot work safely."""
+    island = os.environ.get(ENV_ISLAND) == "1"
+    try:
+        directory = runtime_dir()
+    except OSError as exc:
+        return f"no safe runtime directory: {exc}"
+    try:
+        # An island's secret is made by the bridge that launched the browser, never here.
+        secret = load_secret(create=not island)
+    except (BridgeError, OSError) as exc:
+        return f"no secret to hand the extension: {exc}"
+    return directory, secret, island
+
+
+def main() -> int:
+    # The real stdout is Chrome's pipe: keep it for frames only, point fd 1 at stderr.
+    frames_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    logging.basicConfig(
+        level=os.environ.get("BRIDGE_NATIVE_LOG_LEVEL", "WARNING"),
+        format="bridge native host: %(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+    ready = _preconditions()
+    if isinstance(ready, str):
+        # Failing closed: the extension is told, serves no relay, and its popup says why;
+        # it asks again a minute later, so a fixed directory is picked up (before, the host
+        # exited silently and the extension fell back to probing any port).
+        log.error("%s", ready)
+        os.write(frames_fd, encode({"type": "fatal", "message": ready, "host": HOST_PROTOCOL}))
+        return 1
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(0, frames_fd, *ready))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""bridge in pytest: the plugin, the Playwright plugin, and scenario files as tests."""

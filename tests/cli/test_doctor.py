@@ -1,0 +1,206 @@
+"""``python -m bridge doctor``: each check alone (no browser), then the whole command."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from bridge.cli import doctor
+from bridge.cli.doctor import Check
+from bridge.fakes import Behaviour, FakeSites
+from bridge.link import native_install
+from bridge.link.registry import ENV_RUNTIME_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_table_says_what_to_do_for_each_failure() -> None:
+    text = doctor.render(
+        [
+            Check("browser", True, "/usr/bin/chromium"),
+            Check("extension", False, "not connected", "load the extension"),
+            Check("native host", None, "not registered", "optional: install it"),
+        ]
+    )
+    assert "FAIL  extension" in text and "→ load the extension" in text
+    assert "→ optional: install it" in text and "1 check(s) failed" in text
+    assert "/usr/bin/chromium" in text
+
+
+def test_token_files_bridge_would_not_adopt_are_reported(tmp_path: Path) -> None:
+    made = "A" * 43  # the shape bridge makes (secrets.token_urlsafe(32))
+    (tmp_path / "mcp-token").write_text(made)
+    (tmp_path / "mcp-token").chmod(0o644)
+    mcp, cdp = doctor.check_tokens(tmp_path)
+    assert mcp.ok is False and "0644" in mcp.detail and made not in mcp.detail
+    assert "replaces it with a new token" in mcp.fix and "bridge token mcp" in mcp.fix
+    assert cdp.ok is None and "not created yet" in cdp.detail
+    (tmp_path / "mcp-token").chmod(0o600)
+    assert doctor.check_tokens(tmp_path)[0].ok is True
+    (tmp_path / "mcp-token").write_text("a-value-someone-chose")
+    mcp = doctor.check_tokens(tmp_path)[0]
+    assert mcp.ok is False and "does not hold a token bridge made" in mcp.detail
+    (tmp_path / "cdp-token").symlink_to(tmp_path / "mcp-token")
+    cdp = doctor.check_tokens(tmp_path)[1]
+    assert cdp.ok is False and "is a symbolic link" in cdp.detail
+
+
+def test_native_host_registrations_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    assert doctor.check_native_host().ok is None  # optional: probing still works
+    result = native_install.install("chromium", home=tmp_path, env={})
+    assert doctor.check_native_host().ok is True
+    result.wrapper.unlink()  # a registration pointing at nothing
+    broken = doctor.check_native_host()
+    assert broken.ok is False and "install-native-host" in broken.fix
+
+
+async def _doctor(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bridge",
+        "doctor",
+        *args,
+        cwd=str(ROOT),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 240)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.e2e
+async def test_without_a_browser_the_extension_check_fails_with_the_remedy(tmp_path: Path) -> None:
+    code, out, _ = await _doctor(
+        "--state-dir",
+        str(tmp_path / "state"),
+        "--relay-port",
+        str(_free_port()),  # outside the range, and no native host watches this runtime dir
+        "--connect-timeout",
+        "1",
+        env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
+    )
+    assert code == 1
+    assert "FAIL  extension" in out and "Load unpacked" in out, out
+    assert "ok    chatgpt pack" in out and "built-in" in out, out
+
+
+async def test_a_broken_pack_override_fails_with_its_file_and_the_fix(tmp_path: Path) -> None:
+    packs = tmp_path / "state" / "packs"
+    packs.mkdir(parents=True)
+    (packs / "gemini.json").write_text('{"selectors": {"stop_buton": {"css": ["x"]}}}')
+    code, out, _ = await _doctor(
+        "--state-dir",
+        str(tmp_path / "state"),
+        "--relay-port",
+        str(_free_port()),
+        "--connect-timeout",
+        "1",
+        env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
+    )
+    assert code == 1
+    assert "FAIL  gemini pack" in out and "gemini.json" in out, out
+    assert "did you mean 'stop_button'" in out and "fix or delete the override" in out, out
+    assert "ok    chatgpt pack" in out, out
+
+
+@pytest.mark.e2e
+async def test_a_launched_browser_passes_every_check_and_both_sites_answer(
+    tmp_path: Path, fake_sites: FakeSites
+) -> None:
+    fake_sites.chatgpt.reset()
+    fake_sites.gemini.reset()
+    chrome_args = [f"--chrome-arg={arg}" for arg in fake_sites.chromium_args()]
+    code, out, err = await _doctor(
+        "--launch",
+        "--headless",
+        "--isolated",
+        "--live",
+        "--json",
+        "--state-dir",
+        str(tmp_path / "state"),
+        *chrome_args,
+        env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
+    )
+    assert out.startswith("["), err[-2000:]
+    checks = {c["name"]: c for c in json.loads(out)}
+    assert code == 0, (out, err[-2000:])
+    assert checks["extension"]["ok"] is True and "version" in checks["extension"]["detail"]
+    for provider in ("chatgpt", "gemini"):
+        assert checks[f"{provider} pack"]["ok"] is True
+        assert checks[f"{provider} page"]["ok"] is True
+        assert "composer found" in checks[f"{provider} page"]["detail"]
+        assert checks[provider]["ok"] is True
+        assert "answer read from network" in checks[provider]["detail"]
+    assert fake_sites.chatgpt.records and fake_sites.gemini.records  # really asked
+
+
+@pytest.mark.e2e
+async def test_a_logged_out_site_fails_its_page_check_with_the_remedy(
+    tmp_path: Path, fake_sites: FakeSites
+) -> None:
+    fake_sites.chatgpt.reset()
+    fake_sites.gemini.reset()
+    fake_sites.chatgpt.set_behaviour(Behaviour(state="logged_out"))
+    try:
+        chrome_args = [f"--chrome-arg={arg}" for arg in fake_sites.chromium_args()]
+        code, out, err = await _doctor(
+            "--launch",
+            "--headless",
+            "--isolated",
+            "--live",
+            "--state-dir",
+            str(tmp_path / "state"),
+            *chrome_args,
+            env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
+        )
+    finally:
+        fake_sites.chatgpt.reset()
+    assert code == 1, (out, err[-2000:])
+    assert "FAIL  chatgpt page" in out and "login page" in out and "log in to chatgpt" in out
+    assert "ok    gemini page" in out and "answer read from network" in out, out
+    assert not fake_sites.chatgpt.records  # no tiny ask went to a logged-out site
+
+
+def test_only_live_registrations_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="bridge-rt-"))
+    try:
+        monkeypatch.setenv(ENV_RUNTIME_DIR, str(root))
+        doctor.check_runtime_dir()  # makes relays/ and hosts/
+        stale = socket.socket(socket.AF_UNIX)
+        stale.bind(str(root / "hosts" / "1.sock"))
+        stale.close()  # a crashed host's file: nothing listens
+        live = socket.socket(socket.AF_UNIX)
+        live.bind(str(root / "relays" / "19222.sock"))
+        live.listen()
+        try:
+            found = doctor.check_runtime_dir()
+        finally:
+            live.close()
+        assert found.ok is True
+        assert "1 relay(s) registered on 19222" in found.detail
+        assert "0 native host(s) running" in found.detail
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

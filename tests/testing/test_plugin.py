@@ -1,0 +1,81 @@
+"""The pytest plugin as a user's project sees it (pytester, in a subprocess: its own browser)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.e2e
+
+USER_TESTS = """
+import pytest
+
+@pytest.mark.asyncio
+async def test_marked_without_a_loop_scope(tab):
+    assert await tab.evaluate("1 + 1") == 2
+
+@pytest.mark.asyncio
+async def test_second_test_same_browser(tab, extension_link):
+    assert await tab.evaluate("2 + 2") == 4
+    assert any(t.tab_id == tab.tab_id for t in await extension_link.list_tabs())
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_explicit_foreign_loop_gets_a_clear_error(tab):
+    with pytest.raises(RuntimeError, match="session loop"):
+        await tab.evaluate("1")
+"""
+
+
+def test_fixtures_work_in_a_project_without_asyncio_settings(pytester: pytest.Pytester) -> None:
+    # Only "-p no:cacheprovider": no asyncio ini, as in a fresh project of a user.
+    pytester.makepyfile(test_user=USER_TESTS)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning"
+    )
+    result.assert_outcomes(passed=3)
+
+
+def test_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
+    # Without pytest-playwright, which otherwise owns --headed (tests/testing/test_playwright_plugin.py).
+    result = pytester.runpytest_subprocess("-p", "no:playwright", "--help")
+    for option in (
+        "--live",
+        "--headed",
+        "--browser-path",
+        "--chrome-arg",
+        "--bridge-reports",
+        "--bridge-playwright",
+        "--bridge-cdp-url",
+        "--bridge-allow-path",
+    ):
+        result.stdout.fnmatch_lines(["bridge: real Chrome*", f"*{option}*"])
+
+
+ALLOW_TESTS = """
+import pytest
+from pathlib import Path
+from bridge.errors import PathNotAllowed
+
+@pytest.mark.asyncio
+async def test_the_bridge_fixture_gives_pages_only_allowed_files(bridge):
+    policy = bridge.file_policy
+    assert policy.check("notes.txt") == Path.cwd().resolve() / "notes.txt"
+    assert policy.check("INI/a.pdf") and policy.check("CLI/b.pdf")
+    with pytest.raises(PathNotAllowed, match="restart bridge with --bridge-allow-path "):
+        policy.check("OUT/c.pdf")
+    with pytest.raises(PathNotAllowed, match="hidden"):
+        policy.check(".env")
+"""
+
+
+def test_allowed_paths_come_from_the_ini_and_the_option(pytester: pytest.Pytester) -> None:
+    ini, cli = pytester.path / "from-ini", pytester.path.parent / "from-cli"
+    out = pytester.path.parent / "elsewhere"
+    pytester.makeini("[pytest]\nbridge_allow_paths =\n    from-ini\n")
+    tests = ALLOW_TESTS.replace("INI", str(ini)).replace("CLI", str(cli))
+    pytester.makepyfile(test_user=tests.replace("OUT", str(out)))
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning",
+        f"--bridge-allow-path={cli}",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1)
