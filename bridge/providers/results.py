@@ -76,10 +76,6 @@ class Used:
     #: ``metadata.model_slug``, SITE-FACTS C7.5); "" when the stream does not say.
     model: str = ""
 
-    @property
-    def any_fallback(self) -> bool:
-        return bool(self.fallbacks)
-
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
