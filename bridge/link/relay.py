@@ -134,6 +134,9 @@ class Pairing:
 
 
 class Relay:
+    """The loopback server the extension links to: discovery, the trust handshake, which link
+    serves (standby for the others), keepalives; a ``Connector`` for the Browser."""
+
     def __init__(
         self,
         *,

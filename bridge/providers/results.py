@@ -82,6 +82,9 @@ class Used:
 
 @dataclass
 class AskResult:
+    """What an ask returns: the answer as markdown, where it was asked, how long each step took
+    and how it was done (``used``)."""
+
     provider: Provider
     question: str
     answer: str  # text, code blocks kept as fenced blocks
