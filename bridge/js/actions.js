@@ -32,7 +32,7 @@
     const rect = el.getBoundingClientRect();
     if (rect.width === 0 || rect.height === 0) {
       for (let n = /** @type {Element | null} */ (el); n; n = flatParentElement(n)) {
-        if (styleOf(n).display === 'none') return `not visible (display:none on ${describe(n)})`;
+        if (styleOf(n).display === 'none') return `not visible (display:none on ${describe(n, { classesWithId: true })})`;
       }
       return 'not visible (zero size)';
     }
@@ -61,7 +61,8 @@
     if (flatContains(el, hit)) return '';
     const label = /** @type {HTMLLabelElement | null} */ (hit.closest('label'));
     if (label && label.control === el) return '';
-    return `covered by ${describe(hit)}`;
+    // The cover's classes too: an overlay is often known by its class (div#overlay.modal).
+    return `covered by ${describe(hit, { classesWithId: true })}`;
   }
 
   /**

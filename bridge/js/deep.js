@@ -189,14 +189,16 @@ function inShadowRoot(el) {
 }
 
 /**
- * A short human description of an element: div#x, button.primary.large; "nothing" for none.
+ * A short human description of an element: div#x, button.primary.large (up to two classes,
+ * only when it has no id unless classesWithId: div#x.modal); "nothing" for none.
  * @param {Element | null | undefined} el
+ * @param {{ classesWithId?: boolean }} [options]
  */
-function describe(el) {
+function describe(el, { classesWithId = false } = {}) {
   if (!el || el.nodeType !== Node.ELEMENT_NODE) return 'nothing';
   let out = el.localName;
   if (el.id) out += `#${el.id}`;
-  else for (const c of [...el.classList].slice(0, 2)) out += `.${c}`;
+  if (!el.id || classesWithId) for (const c of [...el.classList].slice(0, 2)) out += `.${c}`;
   return out;
 }
 
