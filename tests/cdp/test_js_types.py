@@ -1,5 +1,6 @@
 """The in-page scripts (bridge/js) type-check: TypeScript's ``tsc`` with ``checkJs``, strict
-(tests/node/tsconfig.json), over every script and its declarations (bridge/js/types.d.ts).
+(tests/node/tsconfig.json), over every script and its declarations (bridge/js/types.d.ts);
+the scripts annotated throughout also with ``noImplicitAny`` (tests/node/tsconfig.strict.json).
 
 These scripts run inside other people's pages, where a typo is a runtime error that only a
 real page shows; the checker sees it first. TypeScript is one of the Node tools the tests
@@ -20,6 +21,8 @@ from bridge.cdp.page_script import JS_DIR
 NODE_DIR = Path(__file__).resolve().parents[1] / "node"
 TSC = NODE_DIR / "node_modules" / "typescript" / "bin" / "tsc"
 CONFIG = NODE_DIR / "tsconfig.json"
+#: deep.js, actions.js and element_call.js: annotated throughout, and kept so.
+STRICT = NODE_DIR / "tsconfig.strict.json"
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +46,9 @@ def _tsc(node: str, config: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_every_in_page_script_type_checks(node: str) -> None:
-    done = _tsc(node, CONFIG)
+@pytest.mark.parametrize("config", [CONFIG, STRICT], ids=["all", "annotated"])
+def test_every_in_page_script_type_checks(node: str, config: Path) -> None:
+    done = _tsc(node, config)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
