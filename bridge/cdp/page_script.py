@@ -57,7 +57,7 @@ class Script:
     global_name: str
     source: str
     version: str
-    declaration: str = ""
+    declaration: str
 
     @classmethod
     def load(cls, name: str, global_name: str, *, data: Mapping[str, str] | None = None) -> Script:
