@@ -42,6 +42,7 @@ from typing import Any, Final
 from bridge.errors import BridgeError
 from bridge.link.registry import FramedStream, connect_or_clean, runtime_dir
 from bridge.link.trust_root import ENV_ISLAND, load_secret
+from bridge.tasks import TaskSet
 from bridge.waiting import scaled
 from bridge.wire.native_framing import FROM_BROWSER_LIMIT, FrameDecoder, FrameError, encode
 
@@ -67,7 +68,7 @@ class NativeHost:
         self._incoming: dict[int, list[str]] = {}  # parts of a frame from the extension
         self._server: asyncio.Server | None = None
         self.socket = directory / "hosts" / f"{os.getpid()}.sock"
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet("native host", log)
 
     # -- relays ---------------------------------------------------------------------------
 
@@ -83,7 +84,7 @@ class NativeHost:
         # The first list is complete: each running relay's answer is awaited (briefly).
         introduced = await asyncio.gather(*(self._introduce(s) for s in streams))
         for stream, instance in zip(streams, introduced, strict=True):
-            self._spawn(self._hold(stream, instance))
+            self._tasks.spawn(self._hold(stream, instance))
         self.announce()
 
     async def _relay_arrives(
@@ -145,13 +146,13 @@ class NativeHost:
             self._out({"type": "error", "message": f"'{kind}' needs an integer 'channel'"})
             return
         if kind == "open":
-            self._spawn(self._open(channel, str(item.get("relay", ""))))
+            self._tasks.spawn(self._open(channel, str(item.get("relay", ""))))
         elif kind == "close":
             self._incoming.pop(channel, None)
             stream = self._channels.pop(channel, None)
             if stream is not None:
                 stream.write({"type": "close"})
-                self._spawn(stream.close())
+                self._tasks.spawn(stream.close())
         else:
             data = item.get("data")
             if not isinstance(data, str):
@@ -210,19 +211,13 @@ class NativeHost:
     def _out(self, message: dict[str, Any]) -> None:
         self._send(encode(message))
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()
             self._server = None
         with contextlib.suppress(FileNotFoundError):
             self.socket.unlink()
-        for task in list(self._tasks):
-            task.cancel()
+        await self._tasks.stop()
         for stream in [*self._channels.values(), *(s for w in self._watchers.values() for s in w)]:
             await stream.close()
 

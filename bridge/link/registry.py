@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from websockets.exceptions import ConnectionClosed
 
+from bridge.tasks import TaskSet
 from bridge.waiting import scaled
 from bridge.wire.native_framing import FrameDecoder, FrameError, encode
 
@@ -229,7 +230,7 @@ class RelayRegistration:
         self.path: Path | None = None
         self._server: asyncio.Server | None = None
         self._streams: set[FramedStream] = set()
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet("relay registration", log)
 
     def announcement(self) -> dict[str, Any]:
         return {"type": "relay", **self._info(), "socket": str(self.path)}
@@ -262,7 +263,7 @@ class RelayRegistration:
                 self._streams.discard(stream)
                 await stream.close()
 
-        self._spawn(hold())
+        self._tasks.spawn(hold())
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         stream = FramedStream(reader, writer)
@@ -281,11 +282,6 @@ class RelayRegistration:
         else:
             await stream.close()
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()
@@ -295,6 +291,4 @@ class RelayRegistration:
                 self.path.unlink()
         for stream in list(self._streams):
             await stream.close()
-        for task in list(self._tasks):
-            task.cancel()
-        self._tasks.clear()
+        await self._tasks.stop()

@@ -27,7 +27,7 @@ import os
 import time
 import urllib.parse
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -46,6 +46,7 @@ from bridge.link.registry import runtime_dir as registry_dir
 from bridge.link.registry import supported as registry_supported
 from bridge.link.tokens import token_matches
 from bridge.link.transport import TransportListener
+from bridge.tasks import TaskSet
 from bridge.waiting import scaled
 from bridge.wire import protocol, trust
 from bridge.wire.extension import (
@@ -191,7 +192,7 @@ class Relay:
         self._listeners: list[TransportListener] = []
         #: The DevTools endpoint served on this port, when enabled (bridge.cdp.endpoint).
         self.cdp: DevToolsService | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet("relay", log)
         self.link_mode = link
         self._register = register and registry_supported()
         self._runtime_dir = runtime_dir
@@ -270,9 +271,7 @@ class Relay:
             await server.wait_closed()
         except Exception as exc:  # stopping anyway: a connection that fails to close is gone
             log.debug("relay connections closing: %r", exc)
-        for task in list(self._tasks):
-            task.cancel()
-        self._tasks.clear()
+        await self._tasks.stop()
 
     async def __aenter__(self) -> Relay:
         return await self.start()
@@ -590,7 +589,7 @@ class Relay:
         """Tell the extension whether this link serves or waits (its popup shows it)."""
         serving = link is self._serving
         frame = protocol.encode({"method": "serving", "params": {"serving": serving}})
-        self._spawn(_send_quietly(link, frame))
+        self._tasks.spawn(_send_quietly(link, frame))
 
     def _lost(self, link: ExtensionLink) -> None:
         for listener in list(self._listeners):
@@ -598,11 +597,6 @@ class Relay:
                 listener.transport_lost(link)
             except Exception:
                 log.exception("transport listener failed on a lost link")
-
-    def _spawn(self, coro: Awaitable[None]) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     async def _notify_links(self) -> None:
         async with self._link_changed:
@@ -629,7 +623,7 @@ class Relay:
             # while the serving one lives (besides switch="newest").
             if link in self._links and link is not self._serving and not link.is_closed:
                 self._switch_to(link, "the person chose it in its popup")
-                self._spawn(self._notify_links())
+                self._tasks.spawn(self._notify_links())
             return
         if link is not self.link:
             return  # a browser on standby

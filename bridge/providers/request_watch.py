@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError, ChallengeShown, LoginRequired, RateLimited
+from bridge.tasks import TaskSet
 from bridge.waiting import scaled
 
 __all__ = ["RequestRule", "RequestWatch", "WatchedRequest", "refusal", "watch_requests"]
@@ -69,7 +70,7 @@ class RequestWatch:
         self.rule = rule
         self.requests: dict[str, WatchedRequest] = {}
         self._on_body = on_body
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = TaskSet("request watch", log)
 
     @property
     def newest(self) -> WatchedRequest | None:
@@ -92,9 +93,7 @@ class RequestWatch:
     def _finished(self, params: dict[str, Any]) -> None:
         watched = self.requests.get(str(params.get("requestId")))
         if watched is not None:
-            task = asyncio.ensure_future(self._read_body(watched))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._tasks.spawn(self._read_body(watched))
 
     def _failed(self, params: dict[str, Any]) -> None:
         watched = self.requests.get(str(params.get("requestId")))
@@ -135,8 +134,7 @@ class RequestWatch:
         return True
 
     def close(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
+        self._tasks.cancel()
 
 
 @contextlib.asynccontextmanager
