@@ -22,7 +22,6 @@ from bridge.cdp.session import CdpSession
 from bridge.errors import ConversationNotFound
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.corpus import corpus
-from bridge.providers import conversations
 from bridge.providers.ask_script import PAGE_JS
 from bridge.providers.conversations import (
     Conversation,
@@ -33,6 +32,7 @@ from bridge.providers.conversations import (
     cross_check,
     merge_runs,
     merge_window,
+    reading,
 )
 from bridge.providers.pack import builtin_pack
 from bridge.providers.specs import provider_spec
@@ -493,7 +493,7 @@ async def test_a_tab_without_a_conversation_has_no_turns(bridge: Bridge, fakes: 
 async def test_an_unknown_conversation_is_a_typed_error(
     bridge: Bridge, fakes: FakeSites, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(conversations, "TURNS_WAIT_S", 2.0)
+    monkeypatch.setattr(reading, "TURNS_WAIT_S", 2.0)
     url = BASES["chatgpt"] + "00000000-0000-4000-8000-000000000000"
     with pytest.raises(ConversationNotFound, match="list_conversations shows the recent ones"):
         await bridge.get_conversation("chatgpt", url)
