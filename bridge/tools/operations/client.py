@@ -1,0 +1,245 @@
+"""What every browser operation shares: one client's current tab, the tab an operation
+names (attached, recording, and not behind a dialog), and the frame of every action (what
+it changed: the page, its dialogs, navigations, downloads, new tabs)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from bridge.errors import BridgeError, CdpError, CommandFailed
+from bridge.tools.action_report import ActionReport, PageState
+from bridge.tools.targets import TabState
+from bridge.waiting import Waiter, scaled
+
+if TYPE_CHECKING:
+    from bridge.tools.browsing import ToolHub
+
+__all__ = ["DialogOpen", "NoCurrentTab", "ToolClient", "current_url", "unless_dialog"]
+
+log = logging.getLogger(__name__)
+
+
+class NoCurrentTab(BridgeError):
+    code = "no_current_tab"
+
+
+class DialogOpen(BridgeError):
+    code = "dialog_open"
+
+
+class ToolClient:
+    """One client's view (``ToolHub.client``): its current tab (the last one it opened,
+    navigated or selected) and what every operation family builds on."""
+
+    def __init__(self, hub: ToolHub, client: str) -> None:
+        self.hub = hub
+        self.client = client
+        self.current: int | None = None
+
+    @property
+    def timeout(self) -> float:
+        return scaled(self.hub.settings.action_timeout)
+
+    async def _state(self, tab: int | None, *, dialog_ok: bool = False) -> TabState:
+        tab_id = tab if tab is not None else self.current
+        if tab_id is None:
+            raise NoCurrentTab(
+                "this client has no current tab yet: open one with browser_navigate, or pick "
+                "one with browser_tabs (action 'list', then 'select')"
+            )
+        # The person's own tabs only when shared (bridge.policy.tabs); before any attach.
+        await self.hub.browser.check_access(tab_id)
+        try:
+            state = await self.hub.state(tab_id)
+        except CommandFailed as exc:
+            if exc.error_code == "no_tab":
+                if self.current == tab_id:
+                    self.current = None
+                raise NoCurrentTab(
+                    f"tab {tab_id} no longer exists: browser_tabs 'list' shows the open tabs"
+                ) from exc
+            raise
+        if tab is not None:
+            self.current = tab_id  # naming a tab selects it
+        dialog = state.recorder.dialog
+        if dialog is not None and not dialog_ok:
+            # Behind a dialog the page answers nothing: fail now instead of at a timeout.
+            raise DialogOpen(
+                f"a {dialog.kind} dialog is open on tab {tab_id} ({dialog.message!r}): answer "
+                "it with browser_handle_dialog first; the page can do nothing else until then"
+            )
+        return state
+
+    async def _observe(self, state: TabState, *, dialog_open: bool = False) -> PageState:
+        if dialog_open or state.recorder.dialog is not None:
+            url, title = state.tab.url, state.tab.title  # a page behind a dialog cannot answer
+        else:
+            url, title = await _evaluate_across_navigation(state, "[location.href, document.title]")
+        tabs = frozenset(t.tab_id for t in await self.hub.browser.list_tabs())
+        rec = state.recorder
+        return PageState(url, title, tabs, rec.console_seen, len(rec.downloads), len(rec.opened))
+
+    async def _act(
+        self,
+        state: TabState,
+        did: str,
+        action: Callable[[], Awaitable[None]],
+        *,
+        navigation: bool = True,
+        dialog_open: bool = False,
+        expect_download: bool = False,
+    ) -> ActionReport:
+        """Run ``action`` and say what changed. A dialog that opens ends the wait at once
+        (the input command it blocks finishes when the dialog is answered); a navigation the
+        action started is waited for, up to the action timeout."""
+        before = await self._observe(state, dialog_open=dialog_open)
+        main = await state.main_frame_id()
+        # Registered before the action: whatever it causes is seen, however fast.
+        opening = state.tab.expect_event("Page.javascriptDialogOpening")
+        started = state.tab.expect_event(
+            "Page.frameStartedNavigating",
+            lambda p: (
+                p.get("frameId") == main
+                and p.get("navigationType") not in ("sameDocument", "historySameDocument")
+            ),
+        )
+        loaded = state.tab.expect_event("Page.loadEventFired")
+        # A page restored from the back/forward cache fires no load event: it is whole.
+        restored = state.tab.expect_event(
+            "Page.frameNavigated",
+            lambda p: (
+                p.get("type") == "BackForwardCacheRestore"
+                and not p.get("frame", {}).get("parentId")
+            ),
+        )
+        # A navigation also ends when it stops (failed, aborted, or turned into a download).
+        stopped = state.tab.expect_event(
+            "Page.frameStoppedLoading", lambda p: p.get("frameId") == main
+        )
+        downloading = state.tab.expect_event("Page.downloadWillBegin")
+        still_loading = False
+        task = asyncio.ensure_future(action())
+        try:
+            either: set[asyncio.Future[Any]] = {task, opening.future}
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                task.result()  # raises what the action raised
+                if navigation and state.recorder.dialog is None:
+                    # One round trip: a navigation the action caused has announced itself.
+                    await state.tab.send("Runtime.evaluate", {"expression": "0"})
+                    if started.done and not opening.done:
+                        still_loading = not await _within(
+                            self.timeout, loaded, restored, stopped, downloading
+                        )
+                    if expect_download:  # a link that downloads: its start is part of the click
+                        await _within(self.timeout, downloading)
+            else:
+                # Answered later by browser_handle_dialog; collect its outcome then.
+                task.add_done_callback(_log_outcome)
+        finally:
+            opening.close()
+            started.close()
+            loaded.close()
+            restored.close()
+            stopped.close()
+            downloading.close()
+        after = await self._observe(state)
+        report = self._report(state, did, before, after)
+        report.still_loading = still_loading
+        for download in report.downloads:
+            await self._locate(download)
+        return report
+
+    async def _locate(self, download: dict[str, Any]) -> None:
+        """Where the browser saves a download (the extension asks chrome.downloads)."""
+        try:
+            found = await self.hub.browser.request(
+                "downloadInfo", {"url": download["url"], "timeoutMs": 2000}
+            )
+        except BridgeError as exc:  # an older extension: the name is still reported
+            log.info("download location unknown: %s", exc)
+            return
+        if found.get("path"):
+            download["path"] = found["path"]
+
+    def _report(
+        self, state: TabState, did: str, before: PageState, after: PageState
+    ) -> ActionReport:
+        rec = state.recorder
+        report = ActionReport(did, state.tab_id, url=after.url, title=after.title)
+        report.url_changed = after.url != before.url
+        report.title_changed = after.title != before.title
+        new_console = list(rec.console)[
+            -(after.console_seen - before.console_seen) or len(rec.console) :
+        ]
+        if after.console_seen == before.console_seen:
+            new_console = []
+        report.console_errors = [e.text for e in new_console if e.level == "error"]
+        if rec.dialog is not None:
+            report.dialog = rec.dialog.to_dict()
+        report.downloads = rec.downloads[before.downloads :]
+        opened_urls = rec.opened[before.opened :]
+        new_ids = sorted(after.tab_ids - before.tab_ids)
+        for i, tab_id in enumerate(new_ids):
+            report.new_tabs.append(
+                {"tab": tab_id, "url": opened_urls[i] if i < len(opened_urls) else ""}
+            )
+        for url in opened_urls[len(new_ids) :]:
+            report.new_tabs.append({"url": url})
+        return report
+
+
+async def unless_dialog(state: TabState, call: Awaitable[Any]) -> Any:
+    """``call``'s outcome, or DialogOpen as soon as the page opens a dialog meanwhile: a page
+    behind a dialog runs nothing else (the call would wait for its own timeout). The call
+    itself ends when the dialog is answered; its outcome is then only logged."""
+    opening = state.tab.expect_event("Page.javascriptDialogOpening")
+    task = asyncio.ensure_future(call)
+    try:
+        await asyncio.wait({task, opening.future}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        task.cancel()
+        raise
+    finally:
+        opening.close()
+    if task.done():
+        return task.result()
+    task.add_done_callback(_log_outcome)
+    dialog = state.recorder.dialog
+    kind, message = (dialog.kind, dialog.message) if dialog is not None else ("JavaScript", "")
+    raise DialogOpen(
+        f"a {kind} dialog opened on tab {state.tab_id} ({message!r}) during the call: answer "
+        "it with browser_handle_dialog; the page can do nothing else until then"
+    )
+
+
+async def _within(seconds: float, *waiters: Waiter[Any]) -> bool:
+    """Whether any of the waited-for events came within ``seconds``."""
+    done, _ = await asyncio.wait(
+        {w.future for w in waiters}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED
+    )
+    return bool(done)
+
+
+def _log_outcome(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.info("an action that opened a dialog ended with: %r", task.exception())
+
+
+async def current_url(state: TabState) -> str:
+    if state.recorder.dialog is not None:
+        return state.tab.url
+    return str(await _evaluate_across_navigation(state, "location.href"))
+
+
+async def _evaluate_across_navigation(state: TabState, expression: str) -> Any:
+    """Evaluate; if a navigation replaced the document meanwhile, once more in the new one."""
+    try:
+        return await state.tab.evaluate(expression)
+    except CdpError as exc:
+        if "context" not in str(exc).lower():
+            raise
+        return await state.tab.evaluate(expression)
