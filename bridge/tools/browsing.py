@@ -34,11 +34,17 @@ __all__ = ["BrowserTools", "DialogOpen", "NoCurrentTab", "ToolHub", "ToolSetting
 
 @dataclass(frozen=True)
 class ToolSettings:
+    """The person's settings for the browser tools: how long an action waits for its
+    element, and whether file: URLs may be opened (--allow-file-urls)."""
+
     action_timeout: float = 5.0
     allow_file_urls: bool = False
 
 
 class ToolHub:
+    """The browser tools of one ``Bridge``: the state of every tab they touched, shared by
+    all clients, and each client's ``BrowserTools``."""
+
     def __init__(
         self,
         browser: Browser,

@@ -95,6 +95,8 @@ class Conversation:
 
 @dataclass(frozen=True)
 class ConversationLink:
+    """One conversation in a site's list: its title as shown, and its URL."""
+
     title: str
     url: str
 

@@ -23,10 +23,14 @@ log = logging.getLogger(__name__)
 
 
 class NoCurrentTab(BridgeError):
+    """The client named no tab and has no current one (or its current tab is gone)."""
+
     code = "no_current_tab"
 
 
 class DialogOpen(BridgeError):
+    """A JavaScript dialog blocks the page: it must be answered before anything else."""
+
     code = "dialog_open"
 
 
