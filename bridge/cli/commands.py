@@ -21,8 +21,10 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import shutil
 import signal
+import stat
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -203,7 +205,15 @@ async def _cdp_main(args: argparse.Namespace) -> int:
 async def _stdin_eof() -> asyncio.Future[object] | None:
     """A future done when stdin closes (read without a thread, so nothing blocks exit);
     None when stdin is a terminal or a file, which never 'closes'."""
-    if sys.stdin is None or sys.stdin.isatty():
+    if sys.stdin is None:
+        return None
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError):
+        return None
+    # Only a pipe or a socket can close under us. A terminal, a file or /dev/null (a character
+    # device epoll refuses with EPERM, reported later from a loop callback) never "closes".
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
         return None
     reader = asyncio.StreamReader()
     loop = asyncio.get_running_loop()
