@@ -204,12 +204,32 @@
     /~~(?=\S)[^~]*?\S~~/g,
     /(?<![\\$])\$(?=[^\s$])[^$]*?[^\s$\\]\$(?![\d$])/g, // $math$
   ];
+  // CommonMark's flanking rules: a run of `*`, `_` or `~` opens emphasis only when
+  // left-flanking and closes it only when right-flanking (punctuation is Unicode P or S). A
+  // pair the rules cannot read as emphasis (`：**量子（キュービット）**は`: the closer sits
+  // between a bracket and a letter) shows as written and needs no escape.
+  const PUNCTUATION = /[\p{P}\p{S}]/u;
+  const SPACE = /\s/u;
+  const charBefore = (text, i) => (i > 0 ? String.fromCodePoint(text.codePointAt(
+    i > 1 && /[\udc00-\udfff]/.test(text[i - 1]) ? i - 2 : i - 1)) : ' ');
+  const charAfter = (text, i) => (i < text.length ? String.fromCodePoint(text.codePointAt(i)) : ' ');
+  /** Whether the run text[start, end) is left- (opening) or right-flanking (closing). */
+  function flanking(text, start, end, opening) {
+    const [near, far] = opening
+      ? [charAfter(text, end), charBefore(text, start)]
+      : [charBefore(text, start), charAfter(text, end)];
+    return !SPACE.test(near) && (!PUNCTUATION.test(near) || SPACE.test(far) || PUNCTUATION.test(far));
+  }
+
   function escapeText(text) {
     let out = text.replace(/\\(?=[!-/:-@[-`{-~])/g, '\\\\');
     for (const re of ESCAPES) {
-      out = out.replace(re, (m) => {
+      out = out.replace(re, (m, at, whole) => {
         const lead = /^[`*_~$]+/.exec(m)[0];
         const tail = /[`*_~$]+$/.exec(m)[0];
+        const end = at + m.length;
+        if (/^[*_~]/.test(lead) && !(flanking(whole, at, at + lead.length, true) &&
+            flanking(whole, end - tail.length, end, false))) return m;
         const esc = (s) => s.replace(/[`*_~$]/g, '\\$&');
         return esc(lead) + m.slice(lead.length, m.length - tail.length) + esc(tail);
       });
@@ -295,15 +315,18 @@
   function inlineOf(nodes) {
     let out = '';
     let text = '';
-    let box = false; // right after a task box ("[x] "), whose space is written already
+    // Right after a task box ("[x] "), whose space is written already, or a <br>, whose line
+    // break is: the whitespace a renderer puts there (CommonMark renderers write "<br>\n")
+    // shows nothing, and written out it would end the paragraph.
+    let lead = false;
     for (const node of nodes) {
       if (node.nodeType === Node.TEXT_NODE) {
-        text += box && !text ? node.textContent.replace(/^\s+/, '') : node.textContent;
+        text += lead && !text ? node.textContent.replace(/^\s+/, '') : node.textContent;
         continue;
       }
       out += escapeText(text) + inlineNode(node);
       text = '';
-      box = node.tagName === 'INPUT' && node.type === 'checkbox';
+      lead = (node.tagName === 'INPUT' && node.type === 'checkbox') || node.tagName === 'BR';
     }
     return out + escapeText(text);
   }
