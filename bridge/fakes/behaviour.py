@@ -1,8 +1,11 @@
 """What a fake site does for a question: the settings, and the deterministic answer text.
 
-This module is pure (no I/O, no clock) so the answers can be asserted exactly: the same question
-and settings always give the same markdown, and :func:`answer_lines` says which lines of text a
-reader of the rendered page sees (the pages' own renderer, markdown-it-py: ``render.py``).
+The answers are realistic texts, not built from the question's words: each question gets the
+answer of the corpus (``bridge/fakes/corpus``) that fits it best, so a scenario's relevance
+check measures something, and ``Behaviour(off_topic=True)`` gets a fluent answer about
+something else, which that check must catch. Deterministic (no clock, no randomness) so the
+answers can be asserted exactly: the same question and settings always give the same
+markdown, and :func:`answer_lines` says which lines of text a reader of the rendered page sees.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 from typing import Literal
+
+from bridge.fakes.corpus import CorpusAnswer, corpus
 
 __all__ = [
     "Behaviour",
@@ -22,6 +27,7 @@ __all__ = [
     "answer_lines",
     "answer_markdown",
     "asks_for_code",
+    "chosen_answer",
     "keywords",
 ]
 
@@ -42,18 +48,24 @@ _LENGTHS = ("short", "long")
 class Behaviour:
     """How a fake site behaves, for the page as a whole or for one question.
 
-    The defaults keep a test suite fast: a short answer streamed in about a quarter of a second,
-    no thinking phase, no hydration delay. ``locale``, ``input_kind``, ``hydration_ms`` and the
-    ``logged_out`` state are read by the page when it loads (from the site's default behaviour);
-    the other fields drive each answer (from the queue, else the default).
+    The defaults keep a test suite fast: an answer of a kilobyte streamed in about a quarter of
+    a second, no thinking phase, no hydration delay. ``locale``, ``input_kind``,
+    ``hydration_ms`` and the ``logged_out`` state are read by the page when it loads (from the
+    site's default behaviour); the other fields drive each answer (from the queue, else the
+    default).
     """
 
     answer: str | None = None
-    """Exact markdown to answer with; ``None`` derives it from the question."""
+    """Exact markdown to answer with; ``None`` chooses a corpus answer for the question."""
+    off_topic: bool = False
+    """Answer with a realistic text about something else (the corpus answer sharing the fewest
+    of the question's words), as a site that misunderstood would: what a scenario's relevance
+    check must catch."""
     length: Length = "short"
-    """``"long"`` makes the derived answer tens of kilobytes."""
-    chunk_chars: int = 24
-    """Characters per streamed chunk (the site's "token")."""
+    """``"long"`` adds tens of kilobytes to the chosen answer."""
+    chunk_chars: int = 64
+    """Characters per streamed chunk (the site's "token"; several of the real sites' tokens,
+    so that a realistic answer of a kilobyte streams in about a quarter of a second)."""
     chunk_interval_ms: int = 15
     """Pause between chunks, i.e. the streaming speed."""
     duration_ms: int | None = None
@@ -133,24 +145,29 @@ or please show tell than that the their them then there these this those to use 
 what when where which who why will with would write you your in be do by as at if so not
 but all also some more most very just like make between after before over under each
 every other has have had been being were should shall may might must
+one way sentence briefly brief answer include including short example examples detail
+depth
 """
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # Japanese has no spaces: runs of katakana and kanji are its content words, hiragana is mostly
 # grammar (particles, endings), so it separates them.
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+#-]*|[\u30a0-\u30ff\u3400-\u9fff]{2,}")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_ANY_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+|[\u30a0-\u30ff\u3400-\u9fff]{2,}")
 _CODE_WORDS = re.compile(
     r"\b(code|function|implement\w*|script|program|snippet|class|regex|algorithm)\b"
     r"|コード|関数|実装|プログラム|スクリプト",
     re.IGNORECASE,
 )
-_LANGUAGES = ("python", "javascript", "typescript", "rust", "go", "bash", "sql", "java")
 _MAX_KEYWORDS = 8
-_LONG_TARGET_CHARS = 30_000
+# The corpus's generated long answers (tens of kB), by the question's language.
+_LONG = {False: "45-long-engineering-handbook", True: "46-long-japanese-handbook"}
+#: An off-topic answer is a real one: long enough that only its topic can fail it.
+_OFF_TOPIC_MIN_CHARS = 300
 
 
 def keywords(question: str) -> list[str]:
-    """The question's content words, in order, without repeats (what an answer restates)."""
+    """The question's content words, in order, without repeats (what an answer is chosen by)."""
     seen: set[str] = set()
     found: list[str] = []
     for match in _WORD.finditer(question):
@@ -166,89 +183,84 @@ def keywords(question: str) -> list[str]:
 
 
 def asks_for_code(question: str) -> bool:
-    """Whether the question asks for code, in which case the answer holds a fenced block."""
+    """Whether the question asks for code, in which case an answer with a fenced block wins."""
     return _CODE_WORDS.search(question) is not None
 
 
 def answer_markdown(question: str, behaviour: Behaviour | None = None) -> str:
     """The markdown a fake site answers ``question`` with: ``behaviour.answer`` if set, else
-    a deterministic function of the question (short, or tens of kilobytes when ``length`` is
-    ``"long"``), ending with a reference line unique to the question."""
+    the corpus answer chosen for the question (:func:`chosen_answer`), followed by a
+    generated long one when ``length`` is ``"long"``, and always ending with a reference line
+    unique to the question (so two questions never get the same text, and a stale answer is
+    told from a new one)."""
     behaviour = behaviour or Behaviour()
     if behaviour.answer is not None:
         return behaviour.answer
-    words = keywords(question) or ["question"]
-    japanese = _CJK.search(question) is not None
-    blocks = [_intro(words, japanese), _points(words, japanese)]
-    if asks_for_code(question):
-        blocks.append(_code_block(question, words))
+    blocks = [chosen_answer(question, off_topic=behaviour.off_topic).markdown]
     if behaviour.length == "long":
-        blocks.extend(_long_sections(words, japanese))
+        long = _LONG[_CJK.search(question) is not None]
+        blocks.append(next(a.markdown for a in corpus() if a.name == long))
     blocks.append(f"Reference: {_reference(question)}")
     return "\n\n".join(blocks)
 
 
+def chosen_answer(question: str, *, off_topic: bool = False) -> CorpusAnswer:
+    """The corpus answer (``bridge/fakes/corpus``) the fakes give ``question``, in its language.
+
+    On topic: the answer whose own question and text share the most of the question's content
+    words (its own question counting double; one with a fenced block first when code is
+    asked for). Off topic: a real answer of at least ``_OFF_TOPIC_MIN_CHARS`` that shares the
+    fewest of them, then the fewest of any of the question's words: a fluent answer about
+    something else, which only a relevance check can catch. Ties go by a hash of the question,
+    so the choice is deterministic and still varies between questions."""
+    japanese = _CJK.search(question) is not None
+    pool = [
+        answer
+        for answer in corpus()
+        if answer.name not in _LONG.values()
+        and (_CJK.search(answer.question) is not None) == japanese
+    ]
+    content = [word.lower() for word in keywords(question)]
+    code = asks_for_code(question)
+
+    def tie(answer: CorpusAnswer) -> str:
+        return hashlib.sha1(f"{question}\0{answer.name}".encode()).hexdigest()
+
+    if off_topic:
+        every = list(dict.fromkeys(w.lower() for w in _ANY_WORD.findall(question)))
+        candidates = [a for a in pool if len(a.markdown) >= _OFF_TOPIC_MIN_CHARS] or pool
+
+        def distance(answer: CorpusAnswer) -> tuple[int, int, str]:
+            lowered = answer.markdown.lower()
+            anywhere = sum(word in lowered for word in every)
+            return (_shared(content, answer.markdown), anywhere, tie(answer))
+
+        return min(candidates, key=distance)
+
+    def fit(answer: CorpusAnswer) -> tuple[int, int, str]:
+        score = 2 * _shared(content, answer.question) + _shared(content, answer.markdown)
+        return (-score, -(code and "```" in answer.markdown), tie(answer))
+
+    return min(pool, key=fit)
+
+
+def _shared(words: list[str], text: str) -> int:
+    """How many of ``words`` (lower-case) occur in ``text`` as the start of a word (a plural
+    matches its singular: "decorators" finds "decorator")."""
+    lowered = text.lower()
+    count = 0
+    for word in words:
+        stem = word[:-1] if len(word) > 4 and word.endswith("s") and word.isascii() else word
+        if stem.isascii():
+            found = re.search(rf"(?<![a-z0-9]){re.escape(stem)}", lowered) is not None
+        else:
+            found = stem in lowered
+        count += found
+    return count
+
+
 def _reference(question: str) -> str:
     return "fake-" + hashlib.sha1(question.encode("utf-8")).hexdigest()[:12]
-
-
-def _intro(words: list[str], japanese: bool) -> str:
-    if japanese:
-        return "".join(f"「{w}」" for w in words) + "についてお答えします。"
-    listed = ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1]
-    return f"Here is an answer about {listed}."
-
-
-def _points(words: list[str], japanese: bool) -> str:
-    if japanese:
-        return "\n".join(f"- **{w}**: {w}の要点です。" for w in words)
-    return "\n".join(f"- **{w}**: the key point about {w}." for w in words)
-
-
-def _code_block(question: str, words: list[str]) -> str:
-    lowered = question.lower()
-    language = next((lang for lang in _LANGUAGES if re.search(rf"\b{lang}\b", lowered)), "python")
-    ascii_words = [re.sub(r"[^a-z0-9_]", "_", w.lower()) for w in words if w.isascii()]
-    name = "_".join(ascii_words[:3]) or "answer"
-    quoted = ", ".join(f'"{w}"' for w in words)
-    if language == "python":
-        body = f"def {name}():\n    return [{quoted}]\n\n\nprint({name}())"
-    elif language in ("javascript", "typescript"):
-        body = f"function {name}() {{\n  return [{quoted}];\n}}\n\nconsole.log({name}());"
-    elif language == "bash":
-        body = f"{name}() {{\n  echo {' '.join(words)}\n}}\n\n{name}"
-    elif language == "sql":
-        body = f"SELECT {', '.join(repr(w) for w in words)};"
-    else:
-        body = f"// {name}\n// {', '.join(words)}"
-    return f"```{language}\n{body}\n```"
-
-
-def _long_sections(words: list[str], japanese: bool) -> list[str]:
-    sections: list[str] = []
-    size = 0
-    index = 0
-    while size < _LONG_TARGET_CHARS:
-        word = words[index % len(words)]
-        index += 1
-        if japanese:
-            text = (
-                f"## 第{index}部: {word}\n\n"
-                f"{word}について、第{index}の観点から説明します。"
-                f"この段落は長い回答を作るための決まった文章で、番号は{index}です。\n\n"
-                f"1. {word}の第一の点（{index}）\n2. {word}の第二の点（{index}）"
-            )
-        else:
-            text = (
-                f"## Part {index}: {word}\n\n"
-                f"Part {index} looks at {word} from another side. This paragraph is fixed text "
-                f"that makes the answer long, and its number is {index}, so every part differs "
-                f"from the others and a truncated extraction shows where it stopped.\n\n"
-                f"1. First point about {word} ({index})\n2. Second point about {word} ({index})"
-            )
-        sections.append(text)
-        size += len(text) + 2
-    return sections
 
 
 def answer_lines(markdown: str) -> list[str]:
