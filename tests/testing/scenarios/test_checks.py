@@ -322,19 +322,17 @@ def test_a_retry_is_a_second_attempt_on_the_same_clock() -> None:
 CATALOGUE = Path(__file__).resolve().parents[3] / "scenarios"
 
 
-def _relevance_scenarios() -> list[tuple[Scenario, float]]:
+def _relevance_scenarios() -> list[Any]:
     found = []
     for path in sorted(CATALOGUE.glob("*.json")):
         for scenario in parse_scenario_file(path.read_text(encoding="utf-8"), path.name).scenarios:
             threshold = scenario.assertions_for(live=False).relevance_threshold
             if threshold is not None:
-                found.append((scenario, threshold))
+                found.append(pytest.param(scenario, threshold, id=scenario.id))
     return found
 
 
-@pytest.mark.parametrize(
-    ("scenario", "threshold"), _relevance_scenarios(), ids=lambda v: getattr(v, "id", "")
-)
+@pytest.mark.parametrize(("scenario", "threshold"), _relevance_scenarios())
 def test_each_catalogue_relevance_check_passes_the_fakes_answer_and_catches_an_off_topic_one(
     scenario: Scenario, threshold: float
 ) -> None:
