@@ -28,6 +28,8 @@ class BridgeError(Exception):
 
 
 class ExtensionNotConnected(BridgeError):
+    """No extension linked to this relay in time; the message says how to set it up."""
+
     code = "extension_not_connected"
 
     def __init__(self, detail: str = "") -> None:
@@ -50,6 +52,8 @@ class ExtensionDisconnected(BridgeError):
 
 
 class TabClosed(BridgeError):
+    """The tab is gone (closed, crashed for good, or in a browser bridge no longer serves)."""
+
     code = "tab_closed"
 
     def __init__(self, tab_id: int, detail: str = "") -> None:
@@ -83,6 +87,8 @@ class NavigatedAway(BridgeError):
 
 
 class DebuggerDetached(BridgeError):
+    """Chrome took the debugger off a tab that still exists (the person's Cancel, chrome://)."""
+
     code = "debugger_detached"
 
     def __init__(self, tab_id: int, reason: str) -> None:
@@ -123,6 +129,8 @@ class CommandFailed(BridgeError):
 
 
 class BridgeTimeout(BridgeError, TimeoutError):
+    """A wait bounded by a deadline ran out; the message names what was awaited and how long."""
+
     code = "timeout"
 
     def __init__(self, what: str, seconds: float) -> None:
@@ -142,6 +150,8 @@ class ProviderError(BridgeError):
 
 
 class LoginRequired(ProviderError):
+    """The site shows its login wall: the person must log in in that browser first."""
+
     code = "login_required"
 
     def __init__(self, provider: str) -> None:
@@ -168,6 +178,8 @@ class ChallengeShown(ProviderError):
 
 
 class RateLimited(ProviderError):
+    """The site says too many requests: try later (the message keeps the site's words)."""
+
     code = "rate_limited"
 
     def __init__(self, provider: str, notice: str, *, reset: str | None = None) -> None:
@@ -188,6 +200,8 @@ class RateLimited(ProviderError):
 
 
 class ProviderErrorTurn(ProviderError):
+    """The site answered with an error turn instead of an answer."""
+
     code = "error_turn"
 
     def __init__(self, provider: str, notice: str) -> None:
@@ -199,6 +213,8 @@ class ProviderErrorTurn(ProviderError):
 
 
 class ProviderStuck(ProviderError):
+    """The answer stopped progressing and never completed within the deadline."""
+
     code = "stuck"
 
     def __init__(self, provider: str, reason: str, attempts: int) -> None:
@@ -247,6 +263,8 @@ class ConversationNotFound(ProviderError):
 
 
 class InputNotAccepted(ProviderError):
+    """The question could not be put into the composer by any input method."""
+
     code = "input_not_accepted"
 
 
@@ -359,6 +377,8 @@ class ModeUnconfirmed(ProviderError):
 
 
 class SendFailed(ProviderError):
+    """The question was typed but no send method made the site take it."""
+
     code = "send_failed"
 
 

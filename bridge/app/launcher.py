@@ -114,6 +114,8 @@ def _running(pid: int, proc_root: Path) -> bool:
 
 
 class BrowserNotFound(BridgeError):
+    """No Chromium or Chrome where bridge looked; the message says where, and what to set."""
+
     code = "browser_not_found"
 
 
@@ -147,6 +149,9 @@ def find_browser(explicit: str | os.PathLike[str] | None = None) -> Path:
 
 @dataclass
 class LaunchOptions:
+    """How to launch the browser: which one, headless or not, which profile, an island of its own
+    or the person's trust (tests), and the DevTools access tests and benchmarks need."""
+
     browser_path: str | None = None
     headless: bool = False
     profile_dir: Path | None = None  # None: the dedicated default profile
@@ -187,6 +192,9 @@ def _keep_downloads_inside(profile: Path) -> None:
 
 
 class LaunchedBrowser:
+    """A Chromium/Chrome bridge started, with the extension loaded: its process, profile and
+    island (its own secret and runtime directory), stopped without leftovers."""
+
     def __init__(self, options: LaunchOptions | None = None) -> None:
         self.options = options or LaunchOptions()
         self._island: Island | None = None

@@ -43,6 +43,8 @@ __all__ = [
 
 @dataclass
 class RuntimeOptions:
+    """Every option of the stack, meaning the same in every face (MCP server, CLI, pytest)."""
+
     launch: bool = False  # start Chromium with the extension (the embedded default)
     headless: bool = False  # with launch; forced when there is no display
     isolated: bool = False  # temporary profile
@@ -174,6 +176,10 @@ def display_available() -> bool:
 
 @dataclass
 class Runtime:
+    """The whole stack, wired the one way: relay, optional launched browser, Browser, the
+    Bridge facade and, with ``cdp=True``, the DevTools endpoint. ``async with`` starts and
+    stops it."""
+
     options: RuntimeOptions = field(default_factory=RuntimeOptions)
     relay: Relay = field(init=False)
     browser: Browser = field(init=False)

@@ -44,6 +44,8 @@ TARGET_CLOSED = "target_closed"
 
 @dataclass(frozen=True)
 class TabInfo:
+    """One tab as the extension lists it."""
+
     tab_id: int
     url: str
     title: str
@@ -97,6 +99,9 @@ def recoverable(event: Event) -> bool:
 
 
 class Browser:
+    """The browser's tabs through whatever transport serves now: opening, attaching, closing, and
+    routing each event and each ending to its tab's session. It decides nothing about sites."""
+
     def __init__(self, connector: Connector, *, connect_timeout: float | None = None) -> None:
         self.connector = connector
         self.connect_timeout = scaled(10.0) if connect_timeout is None else connect_timeout

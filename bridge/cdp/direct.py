@@ -107,6 +107,8 @@ def _settle(fut: asyncio.Future[dict[str, Any]], msg: dict[str, Any]) -> None:
 
 
 class DirectCdp:
+    """A bare CDP client of the browser itself, over its WebSocket URL or its pipe."""
+
     def __init__(self, target: str | CdpPipe) -> None:
         """``target``: a browser's DevTools WebSocket URL, or its pipe."""
         self.ws_url = target if isinstance(target, str) else ""

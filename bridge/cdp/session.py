@@ -87,6 +87,9 @@ _RELOADS = frozenset({"Page.reload", "Page.navigate"})
 
 
 class CdpSession:
+    """One tab's CDP session: commands, events, waits that end at once when the tab closes or the
+    debugger detaches. It imports nothing of the browser: its host is a protocol."""
+
     def __init__(self, host: SessionHost, tab_id: int) -> None:
         self.host = host
         self.tab_id = tab_id

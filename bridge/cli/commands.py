@@ -169,9 +169,9 @@ async def _cdp_main(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    stdin_closed = (
-        asyncio.ensure_future(asyncio.to_thread(sys.stdin.read)) if not sys.stdin.isatty() else None
-    )
+    # Read without a thread: a thread blocked in read() would keep the process alive after
+    # SIGTERM while stdin stays an open pipe.
+    stdin_closed = await _stdin_eof()
     try:
         await runtime.start()
         port, state_dir = runtime.relay.port, options.state_dir or default_state_dir()

@@ -48,6 +48,9 @@ class LinkChannel(Protocol):
 
 
 class ExtensionLink:
+    """One extension connection that proved the secret: requests matched to replies, events handed
+    to the relay. A ``Transport`` for the sessions above it."""
+
     def __init__(self, ws: LinkChannel, hello: Hello, on_event: EventHandler) -> None:
         self.ws = ws
         self.hello = hello

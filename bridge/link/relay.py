@@ -28,6 +28,7 @@ import time
 import urllib.parse
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -70,7 +71,7 @@ class DevToolsService(Protocol):
     async def serve(self, ws: ServerConnection) -> None: ...
 
 
-__all__ = ["DevToolsService", "Pairing", "Relay"]
+__all__ = ["DevToolsService", "Pairing", "Relay", "RelayStats"]
 
 log = logging.getLogger(__name__)
 # websockets logs request lines and headers at DEBUG: /cdp?token=… never reaches a log.
@@ -86,6 +87,18 @@ HANDSHAKE_S: Final = 5.0
 #: A pairing code lives this long, and survives this many wrong proofs.
 PAIRING_S: Final = 600.0
 PAIRING_ATTEMPTS: Final = 5
+
+
+@dataclass
+class RelayStats:
+    """What happened on a relay, counted; never used to decide anything."""
+
+    #: GET /relay-info requests answered: how often something probed this relay.
+    info_requests: int = 0
+    #: Keepalive pings the extension answered: time passing on a healthy idle link.
+    keepalive_rounds: int = 0
+    #: Handshakes that failed the proof: impostors met (each is logged as a warning).
+    refused_links: int = 0
 
 
 class Pairing:
@@ -121,6 +134,9 @@ class Pairing:
 
 
 class Relay:
+    """The loopback server the extension links to: discovery, the trust handshake, which link
+    serves (standby for the others), keepalives; a ``Connector`` for the Browser."""
+
     def __init__(
         self,
         *,
@@ -157,8 +173,8 @@ class Relay:
         self.switch = switch
         #: The pairing code on offer (``start_pairing``), if any.
         self.pairing: Pairing | None = None
-        #: Handshakes that failed the proof: impostors met (each is logged as a warning).
-        self.refused_links = 0
+        #: What happened on this relay, counted (for doctor, benchmarks and tests).
+        self.stats = RelayStats()
         self.host = "127.0.0.1"
         self._wanted_port = port
         self._port_range = port_range
@@ -180,10 +196,6 @@ class Relay:
         self._register = register and registry_supported()
         self._runtime_dir = runtime_dir
         self._registration: RelayRegistration | None = None
-        #: GET /relay-info requests answered: how often something probed this relay.
-        self.info_requests = 0
-        #: Keepalive pings the extension answered: time passing on a healthy idle link.
-        self.keepalive_rounds = 0
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -327,12 +339,6 @@ class Relay:
         async with asyncio.timeout(timeout), self._link_changed:
             await self._link_changed.wait_for(predicate)
 
-    async def wait_keepalives(self, count: int, timeout: float) -> None:
-        """Wait until ``count`` more keepalive pings have been answered (idle-time tests)."""
-        async with asyncio.timeout(timeout), self._link_changed:
-            target = self.keepalive_rounds + count
-            await self._link_changed.wait_for(lambda: self.keepalive_rounds >= target)
-
     def start_pairing(self, lifetime: float = PAIRING_S) -> Pairing:
         """Offer a one-time pairing code (``bridge pair``); the person types it in the popup."""
         self.pairing = Pairing(trust.new_code(), time.monotonic() + lifetime)
@@ -381,7 +387,7 @@ class Relay:
                 return _plain(conn, http.HTTPStatus.FORBIDDEN, "forbidden origin\n")
             return None
         if path == "/relay-info":
-            self.info_requests += 1
+            self.stats.info_requests += 1
             if not self._discovery_allowed(request.headers):
                 return _plain(conn, http.HTTPStatus.FORBIDDEN, "forbidden origin\n")
             return _response(
@@ -548,7 +554,7 @@ class Relay:
             return None
         expected = trust.extension_proof(self._secret, opening.nonce, relay_nonce, port)
         if not trust.verify(expected, proof):
-            self.refused_links += 1
+            self.stats.refused_links += 1
             if pairing is not None:
                 pairing.failed()
             log.warning(
@@ -614,7 +620,7 @@ class Relay:
                 log.debug("keepalive ping on %r failed: %s", link, exc)
             else:
                 async with self._link_changed:
-                    self.keepalive_rounds += 1
+                    self.stats.keepalive_rounds += 1
                     self._link_changed.notify_all()
 
     def _dispatch_event(self, link: ExtensionLink, event: Event) -> None:

@@ -64,6 +64,8 @@ class Transport(Protocol):
 
 
 class TransportListener(Protocol):
+    """What listens to a connector: the events of the serving transport, and its end."""
+
     def transport_event(self, transport: Transport, event: Event) -> None:
         """An event from the extension (``cdpEvent``, ``tabDetached``, ``tabRemoved``…)."""
         ...

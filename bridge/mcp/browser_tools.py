@@ -8,15 +8,14 @@ Each MCP session is its own client: two clients never act on each other's curren
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, Image, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 from pydantic import Field
 
-from bridge.errors import BridgeError
+from bridge.mcp.registration import text_result, tool
 from bridge.tools.action_report import ActionReport
 from bridge.tools.browsing import BrowserTools, ToolHub
 
@@ -63,51 +62,37 @@ def client_tools(hub: ToolHub, ctx: Context) -> BrowserTools:
     return hub.client(client_key(ctx))
 
 
-def _text(text: str, structured: dict[str, Any] | None = None) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=structured
-    )
-
-
 def _report(report: ActionReport) -> CallToolResult:
-    return _text(report.to_text(), report.to_dict())
-
-
-async def _guard(call: Awaitable[Any]) -> Any:
-    try:
-        return await call
-    except BridgeError as exc:
-        raise ToolError(f"[{exc.code}] {exc}") from exc
-    except ValueError as exc:
-        raise ToolError(str(exc)) from exc
+    """An action's result: what it did and what changed, as text and as data."""
+    return text_result(report.to_text(), report.to_dict())
 
 
 def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> None:
     def tools(ctx: Context) -> BrowserTools:
         return client_tools(get_hub(), ctx)
 
-    @server.tool()
+    @tool(server)
     async def browser_navigate(url: str, ctx: Context, tab: Tab = None) -> CallToolResult:
         """Open a URL in the current tab (a new tab if this client has none yet)."""
-        return _report(await _guard(tools(ctx).navigate(url, tab)))
+        return _report(await tools(ctx).navigate(url, tab))
 
-    @server.tool()
+    @tool(server)
     async def browser_go_back(ctx: Context, tab: Tab = None) -> CallToolResult:
         """Go back in the tab's history."""
-        return _report(await _guard(tools(ctx).go_back(tab)))
+        return _report(await tools(ctx).go_back(tab))
 
-    @server.tool()
+    @tool(server)
     async def browser_go_forward(ctx: Context, tab: Tab = None) -> CallToolResult:
         """Go forward in the tab's history."""
-        return _report(await _guard(tools(ctx).go_forward(tab)))
+        return _report(await tools(ctx).go_forward(tab))
 
-    @server.tool()
+    @tool(server)
     async def browser_snapshot(ctx: Context, tab: Tab = None) -> CallToolResult:
         """The page's accessibility tree with element refs (iframes and shadow DOM included).
         Prefer it to screenshots for finding what to act on."""
-        return _text(await _guard(tools(ctx).snapshot(tab, max_chars=200_000)))
+        return text_result(await tools(ctx).snapshot(tab, max_chars=200_000))
 
-    @server.tool()
+    @tool(server)
     async def browser_click(
         target: Target,
         ctx: Context,
@@ -123,7 +108,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         tab: Tab = None,
     ) -> CallToolResult:
         """Click an element once it is visible, enabled, stable and not covered."""
-        call = tools(ctx).click(
+        report = await tools(ctx).click(
             target,
             element=element,
             button=button,
@@ -131,14 +116,14 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
             modifiers=list(modifiers or []),
             tab=tab,
         )
-        return _report(await _guard(call))
+        return _report(report)
 
-    @server.tool()
+    @tool(server)
     async def browser_hover(target: Target, ctx: Context, tab: Tab = None) -> CallToolResult:
         """Move the mouse over an element (opens hover menus)."""
-        return _report(await _guard(tools(ctx).hover(target, tab)))
+        return _report(await tools(ctx).hover(target, tab))
 
-    @server.tool()
+    @tool(server)
     async def browser_type(
         target: Target,
         text: str,
@@ -148,10 +133,9 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         tab: Tab = None,
     ) -> CallToolResult:
         """Replace the text of an editable element."""
-        call = tools(ctx).type(target, text, submit=submit, slowly=slowly, tab=tab)
-        return _report(await _guard(call))
+        return _report(await tools(ctx).type(target, text, submit=submit, slowly=slowly, tab=tab))
 
-    @server.tool()
+    @tool(server)
     async def browser_fill_form(
         fields: Annotated[
             list[dict[str, Any]],
@@ -164,23 +148,23 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         tab: Tab = None,
     ) -> CallToolResult:
         """Fill several form fields in one call."""
-        return _report(await _guard(tools(ctx).fill_form(fields, tab)))
+        return _report(await tools(ctx).fill_form(fields, tab))
 
-    @server.tool()
+    @tool(server)
     async def browser_select_option(
         target: Target, values: list[str], ctx: Context, tab: Tab = None
     ) -> CallToolResult:
         """Select options of a <select> by value or label."""
-        return _report(await _guard(tools(ctx).select_option(target, values, tab)))
+        return _report(await tools(ctx).select_option(target, values, tab))
 
-    @server.tool()
+    @tool(server)
     async def browser_drag(
         start_target: Target, end_target: Target, ctx: Context, tab: Tab = None
     ) -> CallToolResult:
         """Drag one element onto another (HTML5 drag and drop or mouse drags)."""
-        return _report(await _guard(tools(ctx).drag(start_target, end_target, tab)))
+        return _report(await tools(ctx).drag(start_target, end_target, tab))
 
-    @server.tool()
+    @tool(server)
     async def browser_press_key(
         key: Annotated[
             str, Field(description="A key or chord: Enter, Escape, Control+A, Shift+Tab.")
@@ -189,9 +173,9 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         tab: Tab = None,
     ) -> CallToolResult:
         """Press a key in the focused element."""
-        return _report(await _guard(tools(ctx).press_key(key, tab)))
+        return _report(await tools(ctx).press_key(key, tab))
 
-    @server.tool()
+    @tool(server)
     async def browser_wait(
         ctx: Context,
         time: Annotated[
@@ -209,10 +193,10 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         tab: Tab = None,
     ) -> CallToolResult:
         """Wait until text appears or disappears, or a selector matches (returns at once then)."""
-        result = await _guard(tools(ctx).wait(time, text, text_gone, selector, tab))
-        return _text(json.dumps(result), result)
+        result = await tools(ctx).wait(time, text, text_gone, selector, tab)
+        return text_result(json.dumps(result), result)
 
-    @server.tool()
+    @tool(server)
     async def browser_screenshot(
         ctx: Context,
         target: Annotated[
@@ -222,10 +206,10 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         tab: Tab = None,
     ) -> CallToolResult:
         """A screenshot of the tab (never brings it to the front); huge pages are scaled."""
-        data, kind = await _guard(tools(ctx).screenshot(target, full_page, tab))
+        data, kind = await tools(ctx).screenshot(target, full_page, tab)
         return CallToolResult(content=[Image(data=data, format=kind).to_image_content()])
 
-    @server.tool()
+    @tool(server)
     async def browser_get_console_logs(
         ctx: Context,
         level: Annotated[
@@ -235,31 +219,31 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         tab: Tab = None,
     ) -> CallToolResult:
         """Console messages and uncaught errors since bridge attached to the tab."""
-        result = await _guard(tools(ctx).console_logs(level, tab))
+        result = await tools(ctx).console_logs(level, tab)
         text = "\n".join(f"[{m['level']}] {m['text']}" for m in result["messages"]) or "(none)"
-        return _text(text, result)
+        return text_result(text, result)
 
-    @server.tool()
+    @tool(server)
     async def browser_network_requests(
         ctx: Context,
         filter: Annotated[str | None, Field(description="Regular expression on the URL.")] = None,
         tab: Tab = None,
     ) -> CallToolResult:
         """Requests since bridge attached: index, method, URL, status, type, size, time."""
-        result = await _guard(tools(ctx).network_requests(filter, tab))
+        result = await tools(ctx).network_requests(filter, tab)
         lines = [
             f"{r['index']}. {r['method']} {r['url']} → {r['status']} ({r['type']})"
             for r in result["requests"]
         ]
-        return _text("\n".join(lines) or "(none)", result)
+        return text_result("\n".join(lines) or "(none)", result)
 
-    @server.tool()
+    @tool(server)
     async def browser_network_request(index: int, ctx: Context, tab: Tab = None) -> CallToolResult:
         """One request's headers and (truncated) bodies, by its index."""
-        result = await _guard(tools(ctx).network_request(index, tab))
-        return _text(json.dumps(result, indent=1, ensure_ascii=False), result)
+        result = await tools(ctx).network_request(index, tab)
+        return text_result(json.dumps(result, indent=1, ensure_ascii=False), result)
 
-    @server.tool()
+    @tool(server)
     async def browser_tabs(
         action: Literal["list", "new", "select", "close"],
         ctx: Context,
@@ -267,17 +251,17 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         url: Annotated[str | None, Field(description="For 'new': where to open it.")] = None,
     ) -> CallToolResult:
         """List all tabs, open a new one, or select or close one by id."""
-        result = await _guard(tools(ctx).tabs(action, tab, url))
+        result = await tools(ctx).tabs(action, tab, url)
         if action == "list":
             lines = [
                 f"{'*' if t['current'] else ' '} {t['tab']}: {t['title']} — {t['url']}"
                 + (" (attached)" if t["attached"] else "")
                 for t in result["tabs"]
             ]
-            return _text("\n".join(lines), result)
-        return _text(json.dumps(result), result)
+            return text_result("\n".join(lines), result)
+        return text_result(json.dumps(result), result)
 
-    @server.tool()
+    @tool(server)
     async def browser_evaluate(
         function: Annotated[str, Field(description="'() => …' or '(element) => …' JavaScript.")],
         ctx: Context,
@@ -285,11 +269,11 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         tab: Tab = None,
     ) -> CallToolResult:
         """Run JavaScript in the page; returns its JSON result."""
-        value = await _guard(tools(ctx).evaluate(function, target, tab))
+        value = await tools(ctx).evaluate(function, target, tab)
         text = json.dumps(value, ensure_ascii=False, default=str)
-        return _text(text, {"result": value})
+        return text_result(text, {"result": value})
 
-    @server.tool()
+    @tool(server)
     async def browser_file_upload(
         target: Target,
         paths: Annotated[
@@ -304,9 +288,9 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         tab: Tab = None,
     ) -> CallToolResult:
         """Put files into an <input type=file>."""
-        return _report(await _guard(tools(ctx).file_upload(target, paths, tab)))
+        return _report(await tools(ctx).file_upload(target, paths, tab))
 
-    @server.tool()
+    @tool(server)
     async def browser_handle_dialog(
         accept: bool,
         ctx: Context,
@@ -314,9 +298,9 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         tab: Tab = None,
     ) -> CallToolResult:
         """Accept or dismiss the open alert, confirm, prompt or beforeunload dialog."""
-        return _report(await _guard(tools(ctx).handle_dialog(accept, prompt_text, tab)))
+        return _report(await tools(ctx).handle_dialog(accept, prompt_text, tab))
 
-    @server.tool()
+    @tool(server)
     async def browser_resize(
         width: Annotated[int, Field(gt=0, le=10000)],
         height: Annotated[int, Field(gt=0, le=10000)],
@@ -324,4 +308,4 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
         tab: Tab = None,
     ) -> CallToolResult:
         """Set the page's viewport size in CSS pixels."""
-        return _report(await _guard(tools(ctx).resize(width, height, tab)))
+        return _report(await tools(ctx).resize(width, height, tab))

@@ -4,16 +4,15 @@ snapshot is not enough. Thin wrappers over ``bridge.tools.dom``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 from pydantic import Field
 
-from bridge.errors import BridgeError
 from bridge.mcp.browser_tools import Tab, Target, client_tools
+from bridge.mcp.registration import text_result, tool
 from bridge.tools import dom
 from bridge.tools.browsing import ToolHub
 
@@ -22,15 +21,9 @@ __all__ = ["register_dom_tools"]
 Selector = Annotated[str, Field(description="CSS selector (open shadow roots are searched).")]
 
 
-async def _json(call: Awaitable[dict[str, Any]]) -> CallToolResult:
-    try:
-        result = await call
-    except BridgeError as exc:
-        raise ToolError(f"[{exc.code}] {exc}") from exc
-    except ValueError as exc:
-        raise ToolError(str(exc)) from exc
-    text = json.dumps(result, ensure_ascii=False, indent=1)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
+def _json(result: dict[str, Any]) -> CallToolResult:
+    """A reading as indented JSON text, and as data."""
+    return text_result(json.dumps(result, ensure_ascii=False, indent=1), result)
 
 
 def register_dom_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> None:
@@ -40,7 +33,7 @@ def register_dom_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> Non
     async def element(ctx: Context, target: str, tab: int | None) -> Any:
         return await client_tools(get_hub(), ctx).element(target, tab)
 
-    @server.tool()
+    @tool(server)
     async def browser_query_dom(
         selector: Selector,
         ctx: Context,
@@ -48,53 +41,51 @@ def register_dom_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> Non
         tab: Tab = None,
     ) -> CallToolResult:
         """Elements matching a selector: tag, id, classes, text, attributes, visibility."""
-        return await _json(_run(page(ctx, tab), lambda p: dom.query_dom(p, selector, limit)))
+        return _json(await dom.query_dom(await page(ctx, tab), selector, limit))
 
-    @server.tool()
+    @tool(server)
     async def browser_get_visible_text(
         ctx: Context,
         selector: Annotated[str | None, Field(description="Default: the whole page.")] = None,
         tab: Tab = None,
     ) -> CallToolResult:
         """The text a person sees in the page or in one element."""
-        return await _json(_run(page(ctx, tab), lambda p: dom.get_visible_text(p, selector)))
+        return _json(await dom.get_visible_text(await page(ctx, tab), selector))
 
-    @server.tool()
+    @tool(server)
     async def browser_get_computed_styles(
         target: Target, ctx: Context, properties: list[str] | None = None, tab: Tab = None
     ) -> CallToolResult:
         """Computed CSS of an element (a useful default set, or the properties named)."""
-        return await _json(
-            _run(element(ctx, target, tab), lambda e: dom.get_computed_styles(e, properties))
-        )
+        return _json(await dom.get_computed_styles(await element(ctx, target, tab), properties))
 
-    @server.tool()
+    @tool(server)
     async def browser_check_visibility(
         target: Target, ctx: Context, tab: Tab = None
     ) -> CallToolResult:
         """Whether an element is visible, and if not, why (hidden, covered, off-screen)."""
-        return await _json(_run(element(ctx, target, tab), dom.check_visibility))
+        return _json(await dom.check_visibility(await element(ctx, target, tab)))
 
-    @server.tool()
+    @tool(server)
     async def browser_get_attributes(
         target: Target, ctx: Context, tab: Tab = None
     ) -> CallToolResult:
         """All attributes of an element, and its value/checked/disabled state."""
-        return await _json(_run(element(ctx, target, tab), dom.get_attributes))
+        return _json(await dom.get_attributes(await element(ctx, target, tab)))
 
-    @server.tool()
+    @tool(server)
     async def browser_count_elements(
         selector: Selector, ctx: Context, tab: Tab = None
     ) -> CallToolResult:
         """How many elements match a selector (and how many of them in shadow roots)."""
-        return await _json(_run(page(ctx, tab), lambda p: dom.count_elements(p, selector)))
+        return _json(await dom.count_elements(await page(ctx, tab), selector))
 
-    @server.tool()
+    @tool(server)
     async def browser_get_page_metadata(ctx: Context, tab: Tab = None) -> CallToolResult:
         """Title, URL, language, description, canonical and social meta, element counts."""
-        return await _json(_run(page(ctx, tab), dom.get_page_metadata))
+        return _json(await dom.get_page_metadata(await page(ctx, tab)))
 
-    @server.tool()
+    @tool(server)
     async def browser_get_filtered_aria_tree(
         ctx: Context,
         roles: list[str] | None = None,
@@ -103,35 +94,27 @@ def register_dom_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> Non
         tab: Tab = None,
     ) -> CallToolResult:
         """Elements by ARIA role and name, nested (e.g. roles ["button", "link"])."""
-        return await _json(
-            _run(page(ctx, tab), lambda p: dom.get_filtered_aria_tree(p, roles, name, max_depth))
-        )
+        return _json(await dom.get_filtered_aria_tree(await page(ctx, tab), roles, name, max_depth))
 
-    @server.tool()
+    @tool(server)
     async def browser_find_by_text(
         text: str, ctx: Context, exact: bool = False, tab: Tab = None
     ) -> CallToolResult:
         """Elements whose own text (or label, placeholder, value) contains the text."""
-        return await _json(_run(page(ctx, tab), lambda p: dom.find_by_text(p, text, exact)))
+        return _json(await dom.find_by_text(await page(ctx, tab), text, exact))
 
-    @server.tool()
+    @tool(server)
     async def browser_get_form_values(
         ctx: Context,
         selector: Annotated[str | None, Field(description="One form; default all.")] = None,
         tab: Tab = None,
     ) -> CallToolResult:
         """Every field of the page's forms with its current value (passwords masked)."""
-        return await _json(_run(page(ctx, tab), lambda p: dom.get_form_values(p, selector)))
+        return _json(await dom.get_form_values(await page(ctx, tab), selector))
 
-    @server.tool()
+    @tool(server)
     async def browser_check_element_state(
         target: Target, ctx: Context, tab: Tab = None
     ) -> CallToolResult:
         """attached, visible, enabled, editable, checked, focused, selected, in_viewport."""
-        return await _json(_run(element(ctx, target, tab), dom.check_element_state))
-
-
-async def _run(
-    subject: Awaitable[Any], call: Callable[[Any], Awaitable[dict[str, Any]]]
-) -> dict[str, Any]:
-    return await call(await subject)
+        return _json(await dom.check_element_state(await element(ctx, target, tab)))

@@ -1,5 +1,5 @@
-"""The ask flow's in-page script (``page.js``): ``window.__bridgePage``, injected once per
-document by ``bridge.cdp.page_script.PageScript``.
+"""The ask flow's in-page script (``bridge/js/page.js``): ``window.__bridgePage``, injected
+once per document by ``bridge.cdp.page_script.PageScript``.
 
 page.js is a template: the provider packs (bridge.providers.pack, docs/sites.md#provider-packs)
 are substituted for ``__BRIDGE_PACKS__`` when the script is built, and the script's version is
@@ -9,12 +9,11 @@ version and every document gets the new script on its next call.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from pathlib import Path
 
-from bridge.cdp.page_script import VERSION_PLACEHOLDER, PageScript, Script
+from bridge.cdp.page_script import PageScript, Script
 from bridge.cdp.session import CdpSession
 from bridge.providers.pack import Pack, builtin_pack, builtin_providers, load_pack
 
@@ -30,20 +29,14 @@ __all__ = [
 
 PACKS_PLACEHOLDER = "__BRIDGE_PACKS__"
 GLOBAL_NAME = "__bridgePage"
-_TEMPLATE_PATH = Path(__file__).with_name("page.js")
 
 
 def build_script(packs: list[Pack] | tuple[Pack, ...]) -> Script:
     """page.js with these packs in it (one per provider)."""
-    template = _TEMPLATE_PATH.read_text(encoding="utf-8")
     data = {pack.provider: pack.page_data() for pack in packs}
-    text = template.replace(PACKS_PLACEHOLDER, json.dumps(data, sort_keys=True))
-    version = hashlib.sha256(text.encode()).hexdigest()[:12]
-    source = text.replace(VERSION_PLACEHOLDER, version).strip().rstrip(";")
-    # Named in DevTools and CPU profiles (bridge.bench.page_cost tells bridge's page work
-    # from the site's by it).
-    source += "\n//# sourceURL=bridge/page.js"
-    return Script(GLOBAL_NAME, source, version)
+    return Script.load(
+        "page.js", GLOBAL_NAME, data={PACKS_PLACEHOLDER: json.dumps(data, sort_keys=True)}
+    )
 
 
 _scripts: dict[tuple[str, ...], Script] = {}

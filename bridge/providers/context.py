@@ -20,6 +20,8 @@ __all__ = ["AskContext"]
 
 @dataclass
 class AskContext:
+    """One ask's state as it goes through the steps (tab, composer, completion, extraction)."""
+
     browser: Browser
     store: StateStore
     spec: ProviderSpec

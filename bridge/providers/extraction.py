@@ -55,6 +55,6 @@ async def _copy(ctx: AskContext) -> Candidate:
     action = ctx.spec.pack.copy_action
     assert action is not None
     text, why = await copy_answer(
-        ctx.tab, turn=action.turn, button=action.button, assistant=action.assistant
+        ctx.page, turn=action.turn, button=action.button, assistant=action.assistant
     )
     return Candidate("copy", text, why_not=why if not text else "")

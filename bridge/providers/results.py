@@ -76,16 +76,15 @@ class Used:
     #: ``metadata.model_slug``, SITE-FACTS C7.5); "" when the stream does not say.
     model: str = ""
 
-    @property
-    def any_fallback(self) -> bool:
-        return bool(self.fallbacks)
-
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 @dataclass
 class AskResult:
+    """What an ask returns: the answer as markdown, where it was asked, how long each step took
+    and how it was done (``used``)."""
+
     provider: Provider
     question: str
     answer: str  # text, code blocks kept as fenced blocks

@@ -25,7 +25,6 @@ action or the rendered DOM gives it (docs/sites.md#answer-sources).
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -130,21 +129,6 @@ class _PageState:
     user_text: str | None
     answer_after_user: bool
     obs: dict[str, Any]
-
-
-# The newest user turn's text and whether an answer follows it, by the pack's selectors (the
-# same lists page.js counts turns with).
-_STATE_JS = """(() => {
-  const all = (list) => list.length ? [...document.querySelectorAll(list.join(', '))] : [];
-  const users = all(%s), answers = all(%s);
-  const u = users[users.length - 1] || null, a = answers[answers.length - 1] || null;
-  return {
-    users: users.length, answers: answers.length,
-    user_text: u ? (u.innerText || u.textContent || '') : null,
-    answer_after_user: !!(u && a &&
-      (u.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING)),
-  };
-})()"""
 
 
 async def resume_answer(
@@ -258,9 +242,10 @@ async def _ready(ctx: AskContext, deadline: float) -> None:
 
 async def _page_state(ctx: AskContext) -> _PageState:
     selectors = ctx.spec.pack.selectors
-    users = json.dumps(list(selectors["user_message"].css))
-    answers = json.dumps(list(selectors["assistant_message"].css))
-    raw = await ctx.tab.evaluate(_STATE_JS % (users, answers))
+    # The newest user turn's text and whether an answer follows it, by the pack's selectors.
+    users = list(selectors["user_message"].css)
+    answers = list(selectors["assistant_message"].css)
+    raw = await ctx.page.call("turnState", users, answers)
     obs = await ctx.page.call("observe", ctx.provider)
     return _PageState(
         users=int(raw["users"]),

@@ -116,6 +116,9 @@ def normalize_gemini(text: str) -> str:
 
 @dataclass(frozen=True)
 class ProviderSpec:
+    """What differs per provider, as data and hooks (from its pack): URLs, timeouts, the methods
+    tried in order, the completion detector."""
+
     name: Provider
     home_url: str
     url_prefixes: tuple[str, ...]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -68,23 +67,6 @@ class _Input:
     ref: dict[str, Any]  # {"backendNodeId": n} or {"objectId": "…"}
     multiple: bool
     via: str  # "file_chooser" | "file_input"
-
-
-async def _call(tab: CdpSession, object_id: str, function: str, arguments: list[Any]) -> Any:
-    result = await tab.send(
-        "Runtime.callFunctionOn",
-        {
-            "objectId": object_id,
-            "functionDeclaration": function,
-            "arguments": arguments,
-            "returnByValue": True,
-        },
-    )
-    if result.get("exceptionDetails"):
-        details = result["exceptionDetails"]
-        text = details.get("exception", {}).get("description") or details.get("text")
-        raise JavaScriptError("Runtime.callFunctionOn", str(text))
-    return result.get("result", {}).get("value")
 
 
 async def attach_files(ctx: AskContext, files: Sequence[FilePart]) -> list[str]:
@@ -253,22 +235,16 @@ async def _find_input(ctx: AskContext) -> _Input | None:
     selectors = ctx.spec.pack.selectors.get("file_input")
     if selectors is None:
         return None
-    found = await ctx.tab.send(
-        "Runtime.evaluate",
-        {
-            "expression": (
-                "((list) => { for (const s of list) { const all = document.querySelectorAll(s);"
-                " if (all.length) return all[all.length - 1]; } return null; })"
-                f"({json.dumps(list(selectors.css))})"
-            ),
-            "objectGroup": _GROUP,
-            "returnByValue": False,
-        },
-    )
-    object_id = found.get("result", {}).get("objectId")
-    if not object_id:
+    try:
+        object_id = await ctx.page.call_object(
+            "fileInput", list(selectors.css), object_group=_GROUP
+        )
+    except JavaScriptError as exc:  # a selector the page rejects: none found
+        log.debug("%s: no file input: %s", ctx.provider, exc)
         return None
-    multiple = await _call(ctx.tab, object_id, "function () { return this.multiple; }", [])
+    if object_id is None:
+        return None
+    multiple = await ctx.page.call_on(object_id, "takesMany")
     return _Input({"objectId": object_id}, multiple=bool(multiple), via="file_input")
 
 

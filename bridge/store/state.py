@@ -180,12 +180,17 @@ def _now_iso() -> str:
 
 @dataclass(frozen=True)
 class SessionEntry:
+    """The conversation a project continues with one provider: its URL and, while known, its tab."""
+
     url: str
     tab_id: int | None
     last_used: str
 
 
 class StateStore:
+    """bridge's state files in one directory (sessions, history, debug dumps): written atomically
+    under a lock, off the event loop, readable while another process writes."""
+
     def __init__(self, root: Path | None = None) -> None:
         self.root = (root or default_state_dir()).expanduser()
         self.sessions_path = self.root / "sessions.json"

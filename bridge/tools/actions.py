@@ -1,10 +1,10 @@
 """Acting on elements the way a person would: wait until the element can take the action,
 then send real input events (``Input.dispatchMouseEvent`` / ``dispatchKeyEvent``).
 
-"Can take the action" is checked in the page (actionability.js): attached, visible,
-enabled (or editable), stable for a task, and actually hit at its centre, after scrolling
-it into view; bounded by the action timeout, after which the error names what blocked it
-(e.g. "covered by div.modal").
+"Can take the action" is checked in the page (``bridge/js/actions.js``, ``actionable``):
+attached, visible, enabled (or editable), stable for a task, and actually hit at its centre,
+after scrolling it into view; bounded by the action timeout, after which the error names
+what blocked it (e.g. "covered by div.modal").
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from bridge.cdp.file_input import set_input_files
 from bridge.errors import BridgeError, CdpError
 from bridge.tools.element import Element
 from bridge.tools.keys import chord_modifiers, key_events
+from bridge.tools.scripts import ACTIONS_SCRIPT
 from bridge.tools.targets import TabState
 
 __all__ = [
@@ -29,11 +30,6 @@ __all__ = [
     "type_text",
     "upload_files",
 ]
-
-_ACTIONABLE_JS = Path(__file__).with_name("actionability.js").read_text(encoding="utf-8")
-_ACTIONABLE_JS = "\n".join(
-    line for line in _ACTIONABLE_JS.splitlines() if not line.lstrip().startswith("//")
-)
 
 
 class ActionBlocked(BridgeError):
@@ -54,7 +50,9 @@ async def actionable_point(
 ) -> tuple[float, float]:
     """Where to send the pointer (main-frame viewport coordinates), once the element is ready."""
     checks = {"enabled": enabled, "editable": editable, "hit": hit}
-    verdict = await element.call(_ACTIONABLE_JS, int(timeout * 1000), checks, await_promise=True)
+    verdict = await element.run(
+        ACTIONS_SCRIPT, "actionable", int(timeout * 1000), checks, await_promise=True
+    )
     if not verdict or not verdict.get("ok"):
         reason = (verdict or {}).get("reason", "unknown")
         raise ActionBlocked(
@@ -129,21 +127,6 @@ async def hover(state: TabState, element: Element, timeout: float) -> None:
     await _mouse(state, "mouseMoved", x, y)
 
 
-_CLEAR_JS = """function () {
-  this.focus();
-  if (this.tagName === 'INPUT' || this.tagName === 'TEXTAREA') {
-    this.select();
-  } else {
-    const range = document.createRange();
-    range.selectNodeContents(this);
-    const selection = this.ownerDocument.getSelection();
-    selection.removeAllRanges();
-    selection.addRange(range);
-  }
-  return true;
-}"""
-
-
 async def type_text(
     state: TabState,
     element: Element,
@@ -156,7 +139,7 @@ async def type_text(
     """Replace the field's text with ``text``: all at once (``Input.insertText``, as an IME
     would), or key by key when ``slowly`` (for pages that react to each key)."""
     await actionable_point(state, element, "type into", timeout, editable=True, hit=False)
-    await element.call(_CLEAR_JS)
+    await element.run(ACTIONS_SCRIPT, "selectAll")
     await state.tab.send(
         "Input.dispatchKeyEvent",
         {"type": "rawKeyDown", "key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46},
@@ -181,32 +164,12 @@ async def press_key(state: TabState, key: str) -> None:
         await state.tab.send("Input.dispatchKeyEvent", event)
 
 
-_SELECT_JS = """function (values) {
-  if (this.tagName !== 'SELECT') return { error: 'not a <select> element' };
-  const wanted = new Set(values);
-  const options = [...this.options];
-  const matches = options.filter(
-    (o) => wanted.has(o.value) || wanted.has(o.label) || wanted.has(o.text.trim()));
-  const found = new Set(matches.flatMap((o) => [o.value, o.label, o.text.trim()]));
-  const missing = values.filter((v) => !found.has(v));
-  if (missing.length) {
-    const known = JSON.stringify(options.map((o) => o.label || o.value));
-    return { error: 'no option ' + JSON.stringify(missing) + '; options are ' + known };
-  }
-  if (!this.multiple && matches.length > 1) return { error: 'a single <select> takes one value' };
-  for (const o of options) o.selected = matches.includes(o);
-  this.dispatchEvent(new Event('input', { bubbles: true }));
-  this.dispatchEvent(new Event('change', { bubbles: true }));
-  return { selected: matches.map((o) => o.value) };
-}"""
-
-
 async def select_option(
     state: TabState, element: Element, values: list[str], timeout: float
 ) -> list[str]:
     """Select options by value or label; returns the selected values."""
     await actionable_point(state, element, "select in", timeout, hit=False)
-    result = await element.call(_SELECT_JS, values)
+    result = await element.run(ACTIONS_SCRIPT, "selectOptions", values)
     if "error" in result:
         raise ActionBlocked(f"could not select in {element.description}: {result['error']}")
     return list(result["selected"])
@@ -214,12 +177,12 @@ async def select_option(
 
 async def set_checked(state: TabState, element: Element, checked: bool, timeout: float) -> None:
     """Click a checkbox or radio only if its state differs, then confirm the new state."""
-    current = await element.call("function () { return this.checked; }")
+    current = await element.run(ACTIONS_SCRIPT, "checked")
     if current is None:
         raise ActionBlocked(f"{element.description} is not a checkbox or radio button")
     if bool(current) != checked:
         await click(state, element, timeout)
-        if bool(await element.call("function () { return this.checked; }")) != checked:
+        if bool(await element.run(ACTIONS_SCRIPT, "checked")) != checked:
             raise ActionBlocked(f"clicking {element.description} did not change its state")
 
 
@@ -243,13 +206,6 @@ async def drag(state: TabState, source: Element, target: Element, timeout: float
     await _mouse(state, "mouseReleased", tx, ty, button="left", clickCount=1, buttons=0)
 
 
-_FILE_INPUT_JS = """function (count) {
-  if (this.tagName !== 'INPUT' || this.type !== 'file') return 'not an <input type=file>';
-  if (!this.multiple && count > 1) return 'this file input takes one file';
-  return '';
-}"""
-
-
 async def upload_files(state: TabState, element: Element, paths: list[Path], timeout: float) -> str:
     """Put files into an ``<input type=file>``; returns the method that worked.
 
@@ -262,7 +218,7 @@ async def upload_files(state: TabState, element: Element, paths: list[Path], tim
     if missing:
         raise ActionBlocked(f"no such file: {', '.join(missing)}")
     await actionable_point(state, element, "upload to", timeout, hit=False)
-    problem = await element.call(_FILE_INPUT_JS, len(paths))
+    problem = await element.run(ACTIONS_SCRIPT, "fileInputProblem", len(paths))
     if problem:
         raise ActionBlocked(f"could not upload to {element.description}: {problem}")
     await set_input_files(

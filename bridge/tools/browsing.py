@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -27,8 +26,9 @@ from bridge.policy.urls import check_navigable
 from bridge.tools import actions
 from bridge.tools.action_report import ActionReport, PageState
 from bridge.tools.dom import dom_page
-from bridge.tools.element import DEEP_QUERY_JS, Element
+from bridge.tools.element import Element
 from bridge.tools.recorder import TabRecorder
+from bridge.tools.scripts import ACTIONS_SCRIPT
 from bridge.tools.snapshot import take_snapshot
 from bridge.tools.targets import TabState, resolve_target
 from bridge.waiting import Waiter, scaled
@@ -246,12 +246,7 @@ class BrowserTools:
         params: dict[str, Any] = {"format": "png"}
         if target:
             element = await resolve_target(state, target, timeout=self.timeout)
-            box = await element.call(
-                "function () { this.scrollIntoView({block: 'center', behavior: 'instant'});"
-                " const r = this.getBoundingClientRect();"
-                " return {x: r.left + scrollX, y: r.top + scrollY,"
-                " width: r.width, height: r.height}; }"
-            )
+            box = await element.run(ACTIONS_SCRIPT, "pageBox")
             params["clip"] = {**box, "scale": 1}
         elif full_page:
             metrics = await state.tab.send("Page.getLayoutMetrics")
@@ -394,11 +389,8 @@ class BrowserTools:
         limit = min(float(time), MAX_WAIT_S) if time is not None else MAX_WAIT_S
         held = await _unless_dialog(
             state,
-            state.tab.evaluate(
-                f"({_WAIT_JS})({json.dumps(text)}, {json.dumps(text_gone)}, "
-                f"{json.dumps(selector)}, {int(limit * 1000)})",
-                await_promise=True,
-                timeout=limit + scaled(5.0),
+            dom_page(state.tab).call(
+                "waitFor", text, text_gone, selector, int(limit * 1000), timeout=limit
             ),
         )
         if not held:
@@ -435,7 +427,7 @@ class BrowserTools:
             )
 
         # A download link's download starts a moment after the click's input is handled.
-        downloads = bool(await el.call(_DOWNLOAD_LINK_JS))
+        downloads = bool(await el.run(ACTIONS_SCRIPT, "inDownloadLink"))
         return await self._act(state, f"Clicked {element or target}", go, expect_download=downloads)
 
     async def hover(self, target: str, tab: int | None = None) -> ActionReport:
@@ -471,7 +463,7 @@ class BrowserTools:
         async def go() -> None:
             for spec in fields:
                 el = await resolve_target(state, str(spec["target"]), timeout=self.timeout)
-                kind = await el.call(_KIND_JS)
+                kind = await el.run(ACTIONS_SCRIPT, "kind")
                 value = spec.get("value")
                 if kind in ("checkbox", "radio"):
                     await actions.set_checked(state, el, _truthy(value), self.timeout)
@@ -762,42 +754,3 @@ def _cut(text: str) -> str:
     if len(text) <= BODY_LIMIT:
         return text
     return text[:BODY_LIMIT] + f"… ({len(text) - BODY_LIMIT} more characters)"
-
-
-_DOWNLOAD_LINK_JS = """function () {
-  return !!(this.closest && this.closest('a[download]'));
-}"""
-
-_KIND_JS = """function () {
-  if (this.tagName === 'SELECT') return 'select';
-  if (this.tagName === 'INPUT') return (this.type || 'text').toLowerCase();
-  return this.isContentEditable ? 'contenteditable' : this.tagName.toLowerCase();
-}"""
-
-_WAIT_JS = (
-    """(text, gone, selector, timeoutMs) => new Promise((resolve) => {
-  const bodyText = () => {
-    const parts = [document.body ? document.body.innerText : ''];
-    const visit = (root) => { for (const el of root.querySelectorAll('*')) if (el.shadowRoot) {
-      parts.push(el.shadowRoot.textContent || ''); visit(el.shadowRoot); } };
-    visit(document);
-    return parts.join('\\n');
-  };
-  const find = (sel) => ("""
-    + DEEP_QUERY_JS.strip()
-    + """)(sel);
-  const holds = () => {
-    const all = bodyText();
-    if (text !== null && !all.includes(text)) return false;
-    if (gone !== null && all.includes(gone)) return false;
-    if (selector !== null && !find(selector)) return false;
-    return true;
-  };
-  if (holds()) return resolve(true);
-  const observer = new MutationObserver(() => { if (holds()) { finish(); resolve(true); } });
-  const timer = setTimeout(() => { finish(); resolve(false); }, timeoutMs);
-  function finish() { observer.disconnect(); clearTimeout(timer); }
-  const options = { subtree: true, childList: true, characterData: true, attributes: true };
-  observer.observe(document, options);
-})"""
-)

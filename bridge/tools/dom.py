@@ -2,8 +2,9 @@
 
 Page-wide reads take a ``PageScript`` made by ``dom_page(tab)``; element reads take an
 ``Element`` (``bridge.tools.element``) and run in that element's own frame. Both go through
-one in-page script, ``dom.js`` (``window.__bridgeDom``), injected once per document (per
-frame for elements) and then called into.
+one in-page script, ``bridge/js/dom.js`` (``window.__bridgeDom``), injected once per document
+(per frame for elements) and then called into. It is also the ask tools' DOM read
+(``get_page_dom``: ``get_matching_html``), so both tool groups query the DOM one way.
 
 Every result is JSON data (dicts and lists, snake_case keys) bounded in size:
 
@@ -28,12 +29,11 @@ does a ``selector`` argument that matches nothing (get_visible_text, get_form_va
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, cast
 
-from bridge.cdp.page_script import PageScript, Script
-from bridge.cdp.session import CdpSession
+from bridge.cdp.page_script import PageScript
 from bridge.tools.element import Element
+from bridge.tools.scripts import DOM_SCRIPT, dom_page
 
 __all__ = [
     "DOM_SCRIPT",
@@ -48,24 +48,16 @@ __all__ = [
     "get_computed_styles",
     "get_filtered_aria_tree",
     "get_form_values",
+    "get_matching_html",
     "get_page_metadata",
     "get_visible_text",
     "query_dom",
 ]
 
-DOM_SCRIPT = Script.load(Path(__file__).with_name("dom.js"), "__bridgeDom")
-
 #: Most elements one listing returns (query_dom, find_by_text).
 MAX_LIMIT = 200
 #: Most characters get_visible_text returns.
 MAX_TEXT_CHARS = 200_000
-
-_MISSING = "__bridge_dom_missing__"
-
-
-def dom_page(tab: CdpSession) -> PageScript:
-    """The dom script in ``tab``'s top document: what the page-wide reads take."""
-    return PageScript(tab, DOM_SCRIPT)
 
 
 def _bounded(value: int, name: str, most: int) -> int:
@@ -79,22 +71,8 @@ async def _page(page: PageScript, function: str, *args: Any) -> dict[str, Any]:
 
 
 async def _element(element: Element, function: str, *args: Any) -> dict[str, Any]:
-    """``window.__bridgeDom.<function>(element, *args)`` in the element's own frame.
-
-    The element's frame may be one no PageScript reaches (an iframe), so the script is
-    injected through the element itself when that frame lacks this version.
-    """
-    call = (
-        "function(...args) { const dom = window.__bridgeDom; "
-        f"return dom && dom.version === '{DOM_SCRIPT.version}' "
-        f"? dom.{function}(this, ...args) : '{_MISSING}'; }}"
-    )
-    value = await element.call(call, *args)
-    if value == _MISSING:
-        # "return (" on one line: the source starts with comments, where a bare "return" ends.
-        await element.call(f"function() {{ return (\n{DOM_SCRIPT.source}\n); }}")
-        value = await element.call(call, *args)
-    return cast(dict[str, Any], value)
+    """``window.__bridgeDom.<function>(element, *args)`` in the element's own frame."""
+    return cast(dict[str, Any], await element.run(DOM_SCRIPT, function, *args))
 
 
 # -- page-wide reads ------------------------------------------------------------------------
@@ -111,6 +89,16 @@ async def query_dom(page: PageScript, selector: str, limit: int = 20) -> dict[st
     the page when its own tree allows).
     """
     return await _page(page, "queryDom", selector, _bounded(limit, "limit", MAX_LIMIT))
+
+
+async def get_matching_html(page: PageScript, selector: str, max_chars: int) -> dict[str, Any]:
+    """The HTML of the elements ``query_dom`` lists for ``selector`` (the same matches, in
+    the same order), whitespace collapsed, cut so that all of it stays within ``max_chars``:
+    ``{"total", "shown", "items": [{"inShadowRoot", "html"}]}`` (the ask tools'
+    ``get_page_dom``; its camelCase key is that tool's)."""
+    return await _page(
+        page, "htmlMatches", selector, _bounded(max_chars, "max_chars", MAX_TEXT_CHARS)
+    )
 
 
 async def get_visible_text(

@@ -8,31 +8,14 @@ it (``session_id`` is the child session of an out-of-process iframe, or None).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.cdp.session import CdpSession, JavaScriptError
+from bridge.cdp.page_script import PageScript, Script, call_function_on
+from bridge.cdp.session import CdpSession
+from bridge.tools.scripts import dom_page
 
-__all__ = ["DEEP_QUERY_JS", "Element", "query_selector"]
-
-#: ``deepQuery(selector)``: the first match in the document or any open shadow root.
-DEEP_QUERY_JS = """
-(selector) => {
-  const visit = (root) => {
-    const hit = root.querySelector(selector);
-    if (hit) return hit;
-    for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) {
-        const inner = visit(el.shadowRoot);
-        if (inner) return inner;
-      }
-    }
-    return null;
-  };
-  return visit(document);
-}
-"""
+__all__ = ["Element", "query_selector"]
 
 
 @dataclass(frozen=True)
@@ -43,45 +26,34 @@ class Element:
     description: str = ""  # how the caller named it, for messages ('button "Send"', a selector)
 
     async def call(self, function: str, *args: Any, await_promise: bool = False) -> Any:
-        """``function`` (a JS function declaration) called with ``this`` = the element and
-        ``args`` (JSON values); its return value by value. JavaScriptError if it threw."""
-        result = await self.tab.send(
-            "Runtime.callFunctionOn",
-            {
-                "functionDeclaration": function,
-                "objectId": self.object_id,
-                "arguments": [{"value": a} for a in args],
-                "returnByValue": True,
-                "awaitPromise": await_promise,
-            },
+        """``function`` (a JS function declaration: the agent's own, browser_evaluate) called
+        with ``this`` = the element and ``args`` (JSON values); its return value by value.
+        JavaScriptError if it threw."""
+        return await call_function_on(
+            self.tab,
+            self.object_id,
+            function,
+            *args,
             session_id=self.session_id,
+            await_promise=await_promise,
         )
-        details = result.get("exceptionDetails")
-        if details:
-            exc = details.get("exception", {})
-            raise JavaScriptError(
-                "Runtime.callFunctionOn", str(exc.get("description") or details.get("text"))
-            )
-        return result.get("result", {}).get("value")
+
+    async def run(
+        self, script: Script, function: str, *args: Any, await_promise: bool = False
+    ) -> Any:
+        """``script``'s ``function(element, *args)`` in the element's own frame (the script
+        injected there once, when missing); its return value by value."""
+        page = PageScript(self.tab, script, session_id=self.session_id)
+        return await page.call_on(self.object_id, function, *args, await_promise=await_promise)
 
 
 async def query_selector(
     tab: CdpSession, selector: str, *, session_id: str | None = None
 ) -> Element | None:
-    """The first element matching ``selector`` (open shadow roots pierced), or None.
+    """The first element matching ``selector`` (open shadow roots pierced: the document
+    first, then each shadow root, outermost first), or None.
 
     A selector the page cannot parse raises JavaScriptError with the browser's message.
     """
-    result = await tab.send(
-        "Runtime.evaluate",
-        {"expression": f"({DEEP_QUERY_JS})({json.dumps(selector)})", "returnByValue": False},
-        session_id=session_id,
-    )
-    details = result.get("exceptionDetails")
-    if details:
-        exc = details.get("exception", {})
-        raise JavaScriptError("querySelector", str(exc.get("description") or details.get("text")))
-    obj = result.get("result", {})
-    if obj.get("subtype") == "null" or "objectId" not in obj:
-        return None
-    return Element(tab, str(obj["objectId"]), session_id, selector)
+    object_id = await dom_page(tab, session_id=session_id).call_object("deepQuery", selector)
+    return None if object_id is None else Element(tab, object_id, session_id, selector)

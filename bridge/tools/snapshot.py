@@ -1,52 +1,84 @@
-"""``browser_snapshot``: the page's accessibility tree, every frame included, with refs.
+"""The page's accessibility tree, every frame included: ``browser_snapshot`` (with refs) and
+the ask tools' ``take_cdp_snapshot`` (``outline``, without), one path for both.
 
 The main frame's tree comes from ``Accessibility.getFullAXTree``; each iframe's from the
 same call with its ``frameId`` (same-process frames) or in its own child session
-(out-of-process frames, attached by the recorder's ``Target.setAutoAttach``). Each frame
-tree hangs under its ``<iframe>`` owner (``DOM.getFrameOwner``), and its refs get the
-frame's prefix (``f1e4``), stable for as long as the frame lives.
+(out-of-process frames, attached by the recorder's ``Target.setAutoAttach``; an outline,
+taken without a recorder, leaves those out). Each frame tree hangs under its ``<iframe>``
+owner (``DOM.getFrameOwner``), and its refs get the frame's prefix (``f1e4``), stable for as
+long as the frame lives.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError
 from bridge.tools.snapshot_render import FrameTree, render
 from bridge.tools.targets import FrameInfo, TabState
 
-__all__ = ["take_snapshot"]
+__all__ = ["OUTLINE_CHARS", "outline", "take_snapshot"]
 
 log = logging.getLogger(__name__)
 
 MAX_FRAME_DEPTH = 5  # iframes inside iframes: deeper ones are left out of the snapshot
+#: Most characters of an outline (take_cdp_snapshot sends a screenshot along with it).
+OUTLINE_CHARS = 40_000
+
+
+@dataclass
+class _Walk:
+    """What walking a tab's frames needs: the tab, the child sessions of its out-of-process
+    frames (by frame id), each frame's ref prefix, and the frames found so far."""
+
+    tab: CdpSession
+    child_sessions: Mapping[str, str]
+    prefix_of: Callable[[str], str]
+    frames: dict[str, FrameInfo]
 
 
 async def take_snapshot(state: TabState, *, max_chars: int | None = None) -> str:
     """The snapshot text; afterwards refs in it resolve through ``state``."""
-    frames: dict[str, FrameInfo] = {"": FrameInfo("", None)}
-    tree = await _frame_tree(state, frames, prefix="", session_id=None, frame_id=None, depth=0)
-    state.frames = frames
+    walk = _Walk(
+        state.tab, state.recorder.child_sessions, state.frame_prefix, {"": FrameInfo("", None)}
+    )
+    tree = await _frame_tree(walk, prefix="", session_id=None, frame_id=None, depth=0)
+    state.frames = walk.frames
     return render(tree, state.refs, max_chars=max_chars)
 
 
+async def outline(tab: CdpSession, *, max_chars: int = OUTLINE_CHARS) -> str:
+    """The snapshot's text without refs (nothing here could resolve them), for a tab no
+    browser tool has attached: same-process iframes included, out-of-process ones left out."""
+    prefixes: dict[str, str] = {}
+
+    def prefix_of(frame_id: str) -> str:
+        return prefixes.setdefault(frame_id, f"f{len(prefixes) + 1}")
+
+    walk = _Walk(tab, {}, prefix_of, {"": FrameInfo("", None)})
+    tree = await _frame_tree(walk, prefix="", session_id=None, frame_id=None, depth=0)
+    return render(tree, None, max_chars=max_chars)
+
+
 async def _frame_tree(
-    state: TabState,
-    frames: dict[str, FrameInfo],
+    walk: _Walk,
     *,
     prefix: str,
     session_id: str | None,
     frame_id: str | None,
     depth: int,
 ) -> FrameTree:
-    tab = state.tab
+    tab = walk.tab
     params: dict[str, Any] = {"frameId": frame_id} if frame_id else {}
     nodes = (await tab.send("Accessibility.getFullAXTree", params, session_id=session_id))["nodes"]
     tree = FrameTree(nodes, prefix)
     if depth >= MAX_FRAME_DEPTH:
         return tree
-    for child_id in await _child_frames(state, session_id, frame_id):
+    for child_id in await _child_frames(walk, session_id, frame_id):
         try:
             owner = await tab.send(
                 "DOM.getFrameOwner", {"frameId": child_id}, session_id=session_id
@@ -55,13 +87,12 @@ async def _frame_tree(
             log.debug("frame %s has no owner: %s", child_id, exc)
             continue
         owner_id = int(owner["backendNodeId"])
-        child_prefix = state.frame_prefix(child_id)
-        child_session = state.recorder.child_sessions.get(child_id)
+        child_prefix = walk.prefix_of(child_id)
+        child_session = walk.child_sessions.get(child_id)
         try:
             if child_session is not None:  # out of process: its own session
                 child = await _frame_tree(
-                    state,
-                    frames,
+                    walk,
                     prefix=child_prefix,
                     session_id=child_session,
                     frame_id=None,
@@ -69,8 +100,7 @@ async def _frame_tree(
                 )
             else:
                 child = await _frame_tree(
-                    state,
-                    frames,
+                    walk,
                     prefix=child_prefix,
                     session_id=session_id,
                     frame_id=child_id,
@@ -80,7 +110,7 @@ async def _frame_tree(
             log.debug("frame %s left out of the snapshot: %s", child_id, exc)
             continue
         tree.children[owner_id] = child
-        frames[child_prefix] = FrameInfo(
+        walk.frames[child_prefix] = FrameInfo(
             child_prefix,
             child_session if child_session is not None else session_id,
             parent_prefix=prefix,
@@ -89,15 +119,15 @@ async def _frame_tree(
     return tree
 
 
-async def _child_frames(state: TabState, session_id: str | None, frame_id: str | None) -> list[str]:
+async def _child_frames(walk: _Walk, session_id: str | None, frame_id: str | None) -> list[str]:
     """Frame ids of the frames directly inside ``frame_id`` (the session's root if None),
     in-process ones from the frame tree, out-of-process ones from the child sessions."""
-    root = (await state.tab.send("Page.getFrameTree", session_id=session_id))["frameTree"]
+    root = (await walk.tab.send("Page.getFrameTree", session_id=session_id))["frameTree"]
     node = root if frame_id is None else _find(root, frame_id)
     found = [str(c["frame"]["id"]) for c in (node or {}).get("childFrames", [])]
     if frame_id is None and session_id is None:
         # Out-of-process iframes of the main frame, in case its frame tree omits them.
-        found += [f for f in state.recorder.child_sessions if f not in found]
+        found += [f for f in walk.child_sessions if f not in found]
     return found
 
 

@@ -122,8 +122,9 @@ def parse_ref(text: str) -> tuple[str, int] | None:
     return match.group(1) or "", int(match.group(2))
 
 
-def render(tree: FrameTree, refs: RefTable, *, max_chars: int | None = None) -> str:
-    """The snapshot text of ``tree`` (and its iframes), refs taken from ``refs``.
+def render(tree: FrameTree, refs: RefTable | None, *, max_chars: int | None = None) -> str:
+    """The snapshot text of ``tree`` (and its iframes), refs taken from ``refs`` (None: no
+    refs, for a text nothing will act on).
 
     With ``max_chars``, lines stop before the text would pass that size and a last line says
     how many were left out; the whole result then stays within ``max_chars`` (unless that is
@@ -186,7 +187,7 @@ class _Node:
 _Item = _Text | _Node
 
 
-def _lines(tree: FrameTree, refs: RefTable) -> Iterator[str]:
+def _lines(tree: FrameTree, refs: RefTable | None) -> Iterator[str]:
     frames: dict[int, _Frame] = {}
     seen: set[int] = set()
     top = _frame_of(tree, frames)
@@ -219,7 +220,7 @@ def _frame_of(tree: FrameTree, frames: dict[int, _Frame]) -> _Frame:
 
 
 def _describe(
-    item: _Node, refs: RefTable, frames: dict[int, _Frame], seen: set[int]
+    item: _Node, refs: RefTable | None, frames: dict[int, _Frame], seen: set[int]
 ) -> tuple[str, str, list[_Item]]:
     """The line of a printed node without "- " and colon, its value (for value roles, else
     ""), and its printed children."""
@@ -232,7 +233,7 @@ def _describe(
         parts.append(json.dumps(_cut(name, NAME_LIMIT), ensure_ascii=False))
     parts.extend(_states(node))
     backend = node.get("backendDOMNodeId")
-    if isinstance(backend, int) and not isinstance(backend, bool):
+    if refs is not None and isinstance(backend, int) and not isinstance(backend, bool):
         parts.append(f"[ref={refs.ref_for(frame.tree.prefix, backend)}]")
     url = _prop(node, "url") if role == "link" else None
     if isinstance(url, str) and url:

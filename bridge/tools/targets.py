@@ -8,16 +8,14 @@ piercing open shadow roots, and waited for (on DOM mutations) up to the action t
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from bridge.cdp.session import CdpSession, JavaScriptError
 from bridge.errors import BridgeError, CdpError
-from bridge.tools.element import DEEP_QUERY_JS, Element
+from bridge.tools.element import Element
 from bridge.tools.recorder import TabRecorder
+from bridge.tools.scripts import ACTIONS_SCRIPT, dom_page
 from bridge.tools.snapshot_render import RefTable, parse_ref
-from bridge.waiting import scaled
 
 __all__ = ["FrameInfo", "TabState", "TargetNotFound", "resolve_target"]
 
@@ -67,26 +65,6 @@ class TabState:
         return prefix
 
 
-_WAIT_SELECTOR_JS = (
-    """
-(selector, timeoutMs) => new Promise((resolve) => {
-  const find = """
-    + DEEP_QUERY_JS
-    + """;
-  const now = find(selector);
-  if (now) return resolve(now);
-  const observer = new MutationObserver(() => {
-    const hit = find(selector);
-    if (hit) { finish(); resolve(hit); }
-  });
-  const timer = setTimeout(() => { finish(); resolve(null); }, timeoutMs);
-  function finish() { observer.disconnect(); clearTimeout(timer); }
-  observer.observe(document, { subtree: true, childList: true, attributes: true });
-})
-"""
-)
-
-
 async def resolve_target(state: TabState, target: str, *, timeout: float) -> Element:
     """The element ``target`` names (TargetNotFound with what to do when there is none)."""
     ref = parse_ref(target)
@@ -119,7 +97,7 @@ async def _from_ref(state: TabState, target: str, ref: tuple[str, int]) -> Eleme
         raise TargetNotFound(f"ref {target} cannot be reached: take a new snapshot")
     element = Element(state.tab, str(object_id), frame.session_id, target)
     # A removed node can still be resolved while something holds it: it is gone all the same.
-    if not await element.call("function () { return this.isConnected; }"):
+    if not await element.run(ACTIONS_SCRIPT, "isConnected"):
         raise TargetNotFound(
             f"ref {target} was removed from the page since the snapshot: take a new snapshot "
             "(browser_snapshot)"
@@ -128,27 +106,18 @@ async def _from_ref(state: TabState, target: str, ref: tuple[str, int]) -> Eleme
 
 
 async def _from_selector(tab: CdpSession, selector: str, timeout: float) -> Element:
+    """The first match (``query_selector``'s), waited for on DOM mutations up to ``timeout``."""
     try:
-        result = await tab.send(
-            "Runtime.evaluate",
-            {
-                "expression": f"({_WAIT_SELECTOR_JS})({json.dumps(selector)}, "
-                f"{int(timeout * 1000)})",
-                "awaitPromise": True,
-                "returnByValue": False,
-            },
-            timeout=timeout + scaled(5.0),
+        object_id = await dom_page(tab).call_object(
+            "waitForSelector", selector, int(timeout * 1000), timeout=timeout
         )
     except JavaScriptError as exc:
-        raise TargetNotFound(f"{selector!r} is not a valid CSS selector: {exc}") from exc
-    details = result.get("exceptionDetails")
-    if details:
-        text = (details.get("exception") or {}).get("description") or details.get("text")
-        raise TargetNotFound(f"{selector!r} is not a valid CSS selector or ref: {text}")
-    obj: dict[str, Any] = result.get("result", {})
-    if obj.get("subtype") == "null" or "objectId" not in obj:
+        raise TargetNotFound(
+            f"{selector!r} is not a valid CSS selector or ref: {exc.detail}"
+        ) from exc
+    if object_id is None:
         raise TargetNotFound(
             f"no element matches {selector!r} (open shadow roots searched) within "
             f"{timeout:.0f}s; take a snapshot (browser_snapshot) to see what the page shows"
         )
-    return Element(tab, str(obj["objectId"]), None, selector)
+    return Element(tab, object_id, None, selector)

@@ -125,12 +125,16 @@ class ProtocolError(ValueError):
 
 @dataclass(frozen=True)
 class ErrorInfo:
+    """An error reply's body: a stable code and a message."""
+
     code: str
     message: str
 
 
 @dataclass(frozen=True)
 class Reply:
+    """The extension's answer to a command: its result or its error."""
+
     id: int
     result: dict[str, Any] | None = None
     error: ErrorInfo | None = None
@@ -150,12 +154,16 @@ class ErrorNotice:
 
 @dataclass(frozen=True)
 class Event:
+    """A message from the extension that answers no command (tab and CDP events, the handshake)."""
+
     method: str
     params: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Command:
+    """A relay command as the extension receives it (the tests' stand-in extension decodes it)."""
+
     id: int
     method: str
     params: dict[str, Any] = field(default_factory=dict)

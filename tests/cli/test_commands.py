@@ -8,6 +8,7 @@ import json
 import os
 import pty
 import re
+import signal
 import socket
 import struct
 import sys
@@ -367,3 +368,27 @@ async def test_json_on_a_terminal_is_just_the_json(
     assert code == 0, raw
     assert ESC not in raw
     assert json.loads(raw.replace("\r\n", "\n"))["provider"] == "chatgpt"
+
+
+async def test_cdp_command_stops_on_sigterm_while_stdin_stays_open(tmp_path: Path) -> None:
+    """A supervisor's SIGTERM ends `bridge cdp` though its stdin pipe is still open (a thread
+    blocked reading stdin used to keep the process alive)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "bridge", "cdp", "--launch", "--headless", "--isolated"),
+        *("--relay-port", str(_free_port()), "--state-dir", str(tmp_path)),
+        cwd=str(ROOT),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    try:
+        line = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
+        assert line.startswith("CDP endpoint: "), line
+        proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), 15) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()

@@ -109,7 +109,7 @@ async def test_relays_started_later_connect_by_push_without_any_probe(
             try:
                 await relay.wait_for_link(scaled(10.0))
                 took.append(time.monotonic() - started)
-                assert relay.info_requests == 0  # found by push, not by asking
+                assert relay.stats.info_requests == 0  # found by push, not by asking
             finally:
                 await relay.stop()
         assert probes.times == []  # 20 relay lifetimes, and not one probe anywhere

@@ -250,7 +250,7 @@ async def test_an_extension_that_cannot_prove_the_secret_gets_nothing(lone_relay
         with pytest.raises(ConnectionClosed) as closed:
             await forged.ws.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == CLOSE_UNTRUSTED
-    assert lone_relay.link is None and lone_relay.refused_links == 1
+    assert lone_relay.link is None and lone_relay.stats.refused_links == 1
 
 
 @pytest.mark.reliability(32)

@@ -606,7 +606,7 @@ def test_the_flow_names_are_the_ones_the_code_knows() -> None:
     from bridge.providers.composer import INPUT_METHODS
 
     assert set(pack_module.INPUT_METHOD_NAMES) == set(INPUT_METHODS)
-    page_js = (ROOT / "bridge" / "providers" / "page.js").read_text(encoding="utf-8")
+    page_js = (ROOT / "bridge" / "js" / "page.js").read_text(encoding="utf-8")
     for step in pack_module.EXTRACTION_STEPS:  # page.js's STEPS
         assert re.search(rf"^\s+(?:/\*\*.*\*/\s+)?{step}(?::|\()", page_js, re.M), step
     for script_input in pack_module.SCRIPT_INPUTS:

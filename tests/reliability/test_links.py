@@ -47,8 +47,11 @@ async def test_after_idling_the_next_command_answers_on_the_same_link(
     passes as keepalive pings (one per 15 s), each an event this test waits for."""
     tab = await untouched.browser.new_tab(f"{pages}/")
     try:
-        link = untouched.relay.link
-        await untouched.relay.wait_keepalives(pings, scaled(15.0 * pings + 30.0))
+        relay = untouched.relay
+        link, target = relay.link, relay.stats.keepalive_rounds + pings
+        await relay.wait_until(
+            lambda: relay.stats.keepalive_rounds >= target, scaled(15.0 * pings + 30.0)
+        )
         async with asyncio.timeout(scaled(2.0)):  # no reconnection needed, no delay
             assert await tab.evaluate("document.title") == "home"
         assert untouched.relay.link is link, f"the link dropped while idle ({idle})"

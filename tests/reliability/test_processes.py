@@ -1010,7 +1010,7 @@ async def test_a_killed_and_removed_host_falls_back_to_probing_and_a_reinstall_r
         async with browser.direct_cdp() as cdp:
             pushed = await relay()
             pushed_link = await pushed.wait_for_link(scaled(30.0))
-            assert pushed.info_requests == 0  # told by the host, no probe
+            assert pushed.stats.info_requests == 0  # told by the host, no probe
             assert (await extension_status(cdp))["mode"] == "native"
             (host,) = _host_pids(runtime_dir)
             environ = Path(f"/proc/{host}/environ").read_bytes().split(b"\0")
@@ -1022,7 +1022,7 @@ async def test_a_killed_and_removed_host_falls_back_to_probing_and_a_reinstall_r
             # Probing takes over: a relay started now is found by asking the ports.
             probed = await relay()
             await probed.wait_for_link(scaled(15.0))
-            assert probed.info_requests >= 1
+            assert probed.stats.info_requests >= 1
             status = await extension_status(cdp)
             assert status["mode"] == "probe" and status["nativeDownReason"], status
             assert not pushed_link.is_closed  # the relay it served meanwhile kept its link
@@ -1041,7 +1041,7 @@ async def test_a_killed_and_removed_host_falls_back_to_probing_and_a_reinstall_r
             reinstalled = loop.time()
             await unprobed.wait_for_link(scaled(90.0))
             _record(request, "reinstall_to_push_s", round(loop.time() - reinstalled, 1))
-            assert unprobed.info_requests == 0
+            assert unprobed.stats.info_requests == 0
             status = await extension_status(cdp)
             assert status["mode"] == "native", status
             assert _host_pids(runtime_dir) - {host}  # a new host, started by Chrome

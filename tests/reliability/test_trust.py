@@ -213,7 +213,7 @@ async def test_paired_by_hand_it_serves_only_relays_that_prove_the_secret(
             # The person's own relay, started now, is found by probing and served.
             async with Relay(register=False) as everyday:
                 await everyday.wait_for_link(scaled(15.0))
-                assert everyday.info_requests >= 1
+                assert everyday.stats.info_requests >= 1
                 assert await Browser(everyday).list_tabs()
             assert all(
                 not isinstance(m, dict) or m.get("method") != "prove"
@@ -230,7 +230,7 @@ async def test_with_the_host_no_port_is_probed_so_a_rogue_relay_is_never_even_me
     async with RogueRelay() as rogue:
         async with launched_browser.relay() as relay:
             await relay.wait_for_link(scaled(10.0))
-            assert relay.info_requests == 0  # announced by the host
+            assert relay.stats.info_requests == 0  # announced by the host
         status = await extension_status(direct_cdp)
         assert status["mode"] == "native" and status["island"] is True
         assert rogue.info_requests == 0 and rogue.received == []
@@ -244,7 +244,7 @@ async def test_a_forged_extension_gets_no_command_and_the_real_browser_keeps_ser
     extension_link: Browser, relay: Relay, caplog: pytest.LogCaptureFixture
 ) -> None:
     serving = await relay.wait_for_link(scaled(10.0))
-    before = relay.refused_links
+    before = relay.stats.refused_links
     # A local program may send any Origin: it passes the browser-only check, then has to prove.
     async with connect(relay.url, origin=DEFAULT_ORIGIN, proxy=None) as ws:  # type: ignore[arg-type]
         hello = {"protocolVersion": protocol.PROTOCOL_VERSION, "nonce": trust.new_nonce()}
@@ -258,7 +258,7 @@ async def test_a_forged_extension_gets_no_command_and_the_real_browser_keeps_ser
             received.append(json.loads(await ws.recv()))
     assert closed.value.rcvd is not None and closed.value.rcvd.code == CLOSE_UNTRUSTED
     assert [m["method"] for m in received] == ["refused"]  # no welcome, no command, no tab
-    assert relay.refused_links == before + 1
+    assert relay.stats.refused_links == before + 1
     assert any("did not prove bridge's secret" in r.getMessage() for r in caplog.records)
     assert relay.link is serving and not serving.is_closed
     assert await extension_link.list_tabs()  # the person's browser still serves
@@ -289,7 +289,7 @@ async def test_the_demo_and_a_launched_bridge_leave_the_everyday_server_its_brow
             assert "decorator" in out.decode()  # the demo had its own browser answer it
             # The everyday server never saw another browser, nor lost its own.
             assert everyday.links == [link] and not link.is_closed
-            assert everyday.link is link and everyday.refused_links == 0
+            assert everyday.link is link and everyday.stats.refused_links == 0
             async with browser.direct_cdp() as cdp:
                 status = await extension_status(cdp)
             assert [r["port"] for r in status["relays"]] == [everyday.port]

@@ -878,3 +878,22 @@ async def test_element_reads_in_an_iframe_use_the_frames_own_viewport(
     assert await tab.evaluate(
         "[!!window.__bridgeDom, !!document.querySelector('iframe').contentWindow.__bridgeDom]"
     ) == [True, True]
+
+
+async def test_the_ask_tools_dom_read_lists_query_dom_s_matches(
+    tab: CdpSession, pages: str
+) -> None:
+    """One DOM-query path: get_page_dom (get_matching_html) finds what query_dom finds, in
+    its order, a shadow tree right after its host (before, it listed shadow roots last)."""
+    page = await _open(tab, pages, SHOP, SHOP_SHADOW)
+    listed = await dom.query_dom(page, ".item")
+    html = await dom.get_matching_html(page, ".item", 10_000)
+    assert (html["total"], html["shown"]) == (listed["total"], 5)
+    assert [i["inShadowRoot"] for i in html["items"]] == [
+        e["in_shadow_root"] for e in listed["elements"]
+    ]
+    assert [i["inShadowRoot"] for i in html["items"]] == [False, False, False, True, False]
+    assert html["items"][3]["html"] == '<li class="item">Durian</li>'
+    cut = await dom.get_matching_html(page, ".item", 40)
+    assert (cut["total"], cut["shown"]) == (5, 2)  # the budget is for all items together
+    assert sum(len(i["html"]) for i in cut["items"]) <= 41

@@ -16,7 +16,6 @@ scripts, styles and SVG icons, which only a machine reads.
 from __future__ import annotations
 
 import base64
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,7 @@ from bridge.app.facade import Bridge
 from bridge.errors import BridgeError
 from bridge.providers.results import Provider
 from bridge.providers.specs import provider_spec
+from bridge.tools.dom import dom_page
 from bridge.waiting import scaled
 
 __all__ = [
@@ -35,50 +35,11 @@ __all__ = [
     "capture_evidence",
     "evidence_record",
     "turns_excerpt",
-    "turns_script",
 ]
 
 #: How much of a tab's DOM the report keeps (the whole DOM goes to Allure only).
 DOM_EXCERPT_CHARS = 20_000
 _JPEG_QUALITY = 70
-
-# Shadow roots are where Gemini keeps parts of its turns: serialise the open ones with the
-# page (getHTML; outerHTML where the browser is too old to have it).
-_SHADOW_ROOTS_JS = """const roots = [];
-  const walk = (node) => {
-    for (const el of node.querySelectorAll('*')) {
-      if (el.shadowRoot) { roots.push(el.shadowRoot); walk(el.shadowRoot); }
-    }
-  };
-  walk(document);"""
-
-_DOM_JS = f"""(() => {{
-  {_SHADOW_ROOTS_JS}
-  const root = document.documentElement;
-  return root.getHTML ? root.getHTML({{shadowRoots: roots}}) : root.outerHTML;
-}})()"""
-
-# The newest turns, newest last, until their HTML passes the budget; and how many there are.
-# The opening tag is written out rather than cloned: cloning a site's custom element would
-# run its constructor. Turns nested in a matched turn are left to their parent.
-_TURNS_JS = """((selectors, budget) => {
-  %s
-  const quote = (v) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-  const open = (el) =>
-    `<${el.localName}${[...el.attributes].map((a) => ` ${a.name}="${quote(a.value)}"`).join('')}>`;
-  const html = (el) =>
-    el.getHTML ? `${open(el)}${el.getHTML({shadowRoots: roots})}</${el.localName}>` : el.outerHTML;
-  const found = [...document.querySelectorAll(selectors.join(', '))];
-  const turns = found.filter((el) => !found.some((other) => other !== el && other.contains(el)));
-  const picked = [];
-  let size = 0;
-  for (let i = turns.length - 1; i >= 0 && size < budget; i--) {
-    const text = html(turns[i]);
-    picked.unshift(text);
-    size += text.length;
-  }
-  return {turns: picked, total: turns.length};
-})(%s, %d)"""
 
 # What a person reading an excerpt does not need: code, styles and icon paths. (Not
 # <template>: open shadow roots are serialised as templates, and Gemini's turns use them.)
@@ -151,8 +112,13 @@ async def capture_evidence(bridge: Bridge, providers: tuple[Provider, ...]) -> l
             except BridgeError as exc:
                 evidence.append(Evidence(f"{name} screenshot", f"could not capture: {exc}", "text"))
             try:
-                dom = str(await session.evaluate(_DOM_JS, timeout=scaled(10.0)))
-                found = await session.evaluate(turns_script(turn_css), timeout=scaled(10.0))
+                # dom.js: the page with its open shadow roots (Gemini keeps parts of its
+                # turns in them), and the newest turns by the pack's own selectors.
+                page = dom_page(session)
+                dom = str(await page.call("pageHtml", timeout=scaled(10.0)))
+                found = await page.call(
+                    "turnsHtml", turn_css, DOM_EXCERPT_CHARS, timeout=scaled(10.0)
+                )
             except BridgeError as exc:
                 evidence.append(Evidence(f"{name} DOM", f"could not capture: {exc}", "text"))
                 continue
@@ -161,14 +127,8 @@ async def capture_evidence(bridge: Bridge, providers: tuple[Provider, ...]) -> l
     return evidence
 
 
-def turns_script(css: list[str], budget: int = DOM_EXCERPT_CHARS) -> str:
-    """The page script that returns ``{turns, total}``: the HTML of the newest elements
-    matching ``css`` (shadow roots included), oldest first, until ``budget`` characters."""
-    return _TURNS_JS % (_SHADOW_ROOTS_JS, json.dumps(css), budget)
-
-
 def _turns_found(found: Any) -> Excerpt | None:
-    """The page's answer of ``_TURNS_JS`` as an excerpt; None when it found no turn."""
+    """The page's answer of dom.js ``turnsHtml`` as an excerpt; None when it found no turn."""
     if not isinstance(found, dict):
         return None
     turns, total = found.get("turns"), found.get("total")

@@ -16,6 +16,7 @@ from bridge.errors import CdpError
 from bridge.providers.specs import provider_spec
 from bridge.store.state import StateStore
 from bridge.testing.scenarios.evidence import (
+    DOM_EXCERPT_CHARS,
     Evidence,
     Excerpt,
     body_excerpt,
@@ -23,8 +24,8 @@ from bridge.testing.scenarios.evidence import (
     evidence_record,
     image_kind,
     turns_excerpt,
-    turns_script,
 )
+from bridge.tools.dom import DOM_SCRIPT, dom_page
 from tests.testing.scenarios.test_plugin import INI, STUB_CONFTEST, only_report, scenario, write
 
 pytest_plugins = ["pytester"]
@@ -121,7 +122,7 @@ class _Tab:
         self.evaluated.append(expression)
         if expression == "document.visibilityState":
             return "visible"
-        if "selectors.join" in expression:
+        if ".turnsHtml(" in expression:  # dom.js, already in the page
             return {"turns": ["<article>the answer</article>"], "total": 4}
         return "<head></head><body><p>page</p></body>"
 
@@ -132,6 +133,11 @@ class _Tab:
                 raise CdpError(method, "no frame")
             return {"data": base64.b64encode(JPEG).decode()}
         return {}
+
+
+def _turns_call(css: list[str]) -> str:
+    """What capture_evidence evaluates to get the newest turns by ``css``."""
+    return DOM_SCRIPT.call_expression("turnsHtml", css, DOM_EXCERPT_CHARS)
 
 
 class _Browser:
@@ -176,11 +182,11 @@ async def test_the_turns_are_found_with_the_provider_pack_s_own_selectors(tmp_pa
     tabs = {1: ("https://chatgpt.com/", _Tab()), 2: ("https://gemini.google.com/app", _Tab())}
     await _capture(_Bridge(_Browser(tabs), tmp_path), ("chatgpt", "gemini"))
     chatgpt = provider_spec("chatgpt", tmp_path).pack.selectors
-    assert turns_script(list(chatgpt["turn"].css)) in tabs[1][1].evaluated
+    assert _turns_call(list(chatgpt["turn"].css)) in tabs[1][1].evaluated
     gemini = provider_spec("gemini", tmp_path).pack.selectors
     assert "turn" not in gemini  # so its messages stand for turns
     messages = [*gemini["user_message"].css, *gemini["assistant_message"].css]
-    assert turns_script(messages) in tabs[2][1].evaluated
+    assert _turns_call(messages) in tabs[2][1].evaluated
 
 
 async def test_a_screenshot_that_fails_still_leaves_the_dom(tmp_path: Path) -> None:
@@ -215,13 +221,13 @@ async def test_the_page_script_returns_the_newest_whole_turns_with_shadow_roots(
     tab: CdpSession,
 ) -> None:
     await tab.evaluate(PAGE)
-    found = await tab.evaluate(turns_script([".turn"], 150))
+    found = await dom_page(tab).call("turnsHtml", [".turn"], 150)
     assert found["total"] == 4  # the nested turn belongs to its parent
     newest = found["turns"][-1]
     assert newest.startswith('<section class="turn" id="newest">')
     assert "in the shadow root" in newest and "<p>answer 2</p>" in newest
     assert len(found["turns"]) == 2  # the budget (150) is spent after two turns
-    everything = await tab.evaluate(turns_script([".turn"], 10**6))
+    everything = await dom_page(tab).call("turnsHtml", [".turn"], 10**6)
     assert everything["turns"][0] == (
         '<section class="turn" data-note="say &quot;hi&quot; &amp; go"><p>question 1</p></section>'
     )

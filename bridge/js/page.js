@@ -1,3 +1,4 @@
+// @ts-check
 // Injected into chatgpt.com / gemini.google.com tabs by bridge (Runtime.evaluate), once per
 // document. It only reads the page and performs the input steps the drivers ask for; every
 // decision (completion, fallbacks, retries) is made in Python.
@@ -33,7 +34,7 @@
     try {
       return new RegExp(spec[0], spec[1] || '');
     } catch (e) {
-      packErrors.push(`${provider}: ${name}: ${e.message}`);
+      packErrors.push(`${provider}: ${name}: ${/** @type {Error} */ (e).message}`);
       return null;
     }
   }
@@ -210,14 +211,20 @@
   // between a bracket and a letter) shows as written and needs no escape.
   const PUNCTUATION = /[\p{P}\p{S}]/u;
   const SPACE = /\s/u;
-  const charBefore = (text, i) => (i > 0 ? String.fromCodePoint(text.codePointAt(
-    i > 1 && /[\udc00-\udfff]/.test(text[i - 1]) ? i - 2 : i - 1)) : ' ');
-  const charAfter = (text, i) => (i < text.length ? String.fromCodePoint(text.codePointAt(i)) : ' ');
-  /** Whether the run text[start, end) is left- (opening) or right-flanking (closing). */
+  /** The character (a whole code point) at `i`, a space past either end. */
+  const charAt = (/** @type {string} */ text, /** @type {number} */ i) =>
+    i >= 0 && i < text.length ? String.fromCodePoint(/** @type {number} */ (text.codePointAt(i))) : ' ';
+  /** The character before `i` (a surrogate pair read whole). */
+  const charBefore = (/** @type {string} */ text, /** @type {number} */ i) =>
+    charAt(text, i > 1 && /[\udc00-\udfff]/.test(text[i - 1]) ? i - 2 : i - 1);
+  /**
+   * Whether the run text[start, end) is left- (opening) or right-flanking (closing).
+   * @param {string} text @param {number} start @param {number} end @param {boolean} opening
+   */
   function flanking(text, start, end, opening) {
     const [near, far] = opening
-      ? [charAfter(text, end), charBefore(text, start)]
-      : [charBefore(text, start), charAfter(text, end)];
+      ? [charAt(text, end), charBefore(text, start)]
+      : [charBefore(text, start), charAt(text, end)];
     return !SPACE.test(near) && (!PUNCTUATION.test(near) || SPACE.test(far) || PUNCTUATION.test(far));
   }
 
@@ -225,8 +232,9 @@
     let out = text.replace(/\\(?=[!-/:-@[-`{-~])/g, '\\\\');
     for (const re of ESCAPES) {
       out = out.replace(re, (m, at, whole) => {
-        const lead = /^[`*_~$]+/.exec(m)[0];
-        const tail = /[`*_~$]+$/.exec(m)[0];
+        // Both match: every pattern above starts and ends with a marker.
+        const lead = /** @type {RegExpExecArray} */ (/^[`*_~$]+/.exec(m))[0];
+        const tail = /** @type {RegExpExecArray} */ (/[`*_~$]+$/.exec(m))[0];
         const end = at + m.length;
         if (/^[*_~]/.test(lead) && !(flanking(whole, at, at + lead.length, true) &&
             flanking(whole, end - tail.length, end, false))) return m;
@@ -240,7 +248,8 @@
 
   /** Emphasis markers around content, whitespace kept outside (where markdown needs it). */
   function wrap(marker, content) {
-    const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(content);
+    // Matches any string.
+    const m = /** @type {RegExpExecArray} */ (/^(\s*)([\s\S]*?)(\s*)$/.exec(content));
     return m[2] ? `${m[1]}${marker}${m[2]}${marker}${m[3]}` : content;
   }
 
@@ -955,7 +964,7 @@
           const s = JSON.stringify(observe(p));
           if (s !== lastSent) {
             lastSent = s;
-            window[binding](s);
+            /** @type {Record<string, any>} */ (window)[binding](s);
           }
           const site = siteOf(p);
           text = site.answerIn(site.newestAnswer(), site.pack.sel.answer);
@@ -1124,7 +1133,7 @@
       else {
         const range = document.createRange();
         range.selectNodeContents(el);
-        const sel = getSelection();
+        const sel = /** @type {Selection} */ (getSelection()); // null only in a frame without a view
         sel.removeAllRanges();
         sel.addRange(range);
       }
@@ -1139,8 +1148,8 @@
       el.focus();
       if (el.tagName === 'TEXTAREA') {
         // React reads .value on input events; set it through the native setter first.
-        const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
-        setter.call(el, text);
+        const value = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value'));
+        /** @type {(this: Element, v: string) => void} */ (value.set).call(el, text);
         el.dispatchEvent(new Event('input', { bubbles: true }));
       } else if (site.pack.flow.script_input === 'inner_text_events') {
         // Gemini's Quill editor takes its text set directly plus input events (G1.2).
@@ -1329,6 +1338,101 @@
      * timeoutMs. */
     whenUploadConsent(p, timeoutMs) {
       return waitUntil(() => api.uploadConsent(p), timeoutMs);
+    },
+
+    /**
+     * The site's own file input for an attachment (selectors.file_input): the newest element
+     * of the first selector that matches (called for the element itself: call_object).
+     * @param {string[]} selectors
+     */
+    fileInput: (selectors) => firstOf(selectors),
+    /** @param {HTMLInputElement} el Does this file input take several files? */
+    takesMany: (el) => !!el.multiple,
+
+    /**
+     * A resumed answer's page (bridge/providers/resume.py): how many user and assistant turns
+     * the pack's selectors find (the same lists `users`/`answers` count with), the newest user
+     * turn's text, and whether an answer follows it.
+     * @param {string[]} userSelectors
+     * @param {string[]} answerSelectors
+     */
+    turnState(userSelectors, answerSelectors) {
+      /** @param {string[]} list */
+      const every = (list) => (list.length ? [...document.querySelectorAll(list.join(', '))] : []);
+      const users = every(userSelectors);
+      const answers = every(answerSelectors);
+      const u = last(users);
+      const a = last(answers);
+      return {
+        users: users.length,
+        answers: answers.length,
+        user_text: u ? /** @type {HTMLElement} */ (u).innerText || u.textContent || '' : null,
+        answer_after_user: !!(u && a && u.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING),
+      };
+    },
+
+    /**
+     * The answer as the site copies it (bridge/providers/copy_action.py): click the newest
+     * turn's copy button and capture what it writes, without the clipboard being touched:
+     * navigator.clipboard's writeText/write are replaced for the moment of the click and put
+     * back after; a copy event's data is read too. {text} or {why}.
+     * @param {string} turnSel
+     * @param {string} buttonSel
+     * @param {string} assistantSel
+     * @param {number} ms
+     * @returns {Promise<{ text: string } | { why: string }>}
+     */
+    async copyAnswer(turnSel, buttonSel, assistantSel, ms) {
+      const message = last([...document.querySelectorAll(assistantSel)]);
+      if (!message) return { why: 'no assistant message' };
+      const turn = message.closest(turnSel) || message;
+      const button = /** @type {HTMLElement | null} */ (last([...turn.querySelectorAll(buttonSel)]));
+      if (!button) return { why: 'no copy button in the newest turn' };
+      const clip = /** @type {Record<string, any> | undefined} */ (navigator.clipboard);
+      const own = clip
+        ? { writeText: Object.getOwnPropertyDescriptor(clip, 'writeText'), write: Object.getOwnPropertyDescriptor(clip, 'write') }
+        : null;
+      /** @type {(found: { text: string } | { why: string }) => void} */
+      let settle = () => {};
+      /** @type {Promise<{ text: string } | { why: string }>} */
+      const got = new Promise((resolve) => {
+        settle = resolve;
+      });
+      /** @param {unknown} text */
+      const take = (text) => settle({ text: String(text) });
+      if (clip) {
+        clip.writeText = async (/** @type {string} */ text) => take(text);
+        clip.write = async (/** @type {ClipboardItem[]} */ items) => {
+          for (const item of items) {
+            if (item.types.includes('text/plain')) {
+              take(await (await item.getType('text/plain')).text());
+              return;
+            }
+          }
+          settle({ why: 'the copy held no text/plain' });
+        };
+      }
+      /** @param {ClipboardEvent} event */
+      const onCopy = (event) => {
+        const text = event.clipboardData && event.clipboardData.getData('text/plain');
+        if (text) take(text);
+      };
+      window.addEventListener('copy', onCopy);
+      const deadline = setTimeout(() => settle({ why: 'the copy button wrote nothing' }), ms);
+      try {
+        button.click();
+        return await got;
+      } finally {
+        clearTimeout(deadline);
+        window.removeEventListener('copy', onCopy);
+        if (clip && own) {
+          for (const name of /** @type {const} */ (['writeText', 'write'])) {
+            const descriptor = own[name];
+            if (descriptor) Object.defineProperty(clip, name, descriptor);
+            else delete clip[name];
+          }
+        }
+      }
     },
 
     /** Small page summary for debug dumps (docs/flows.md#debug-dumps). */

@@ -1,3 +1,4 @@
+// @ts-check
 // The "dom" tool group's page side (bridge/tools/dom.py): read-only DOM exploration. Injected
 // once per document as window.__bridgeDom: page-wide functions are called by PageScript, element
 // functions through Element.call with the element as their first argument (so they run in the
@@ -47,108 +48,11 @@
 
   // ---- the flat tree (open shadow roots pierced) ----------------------------------------------
 
-  /** Every open shadow root under root (an element's own root included), outermost first. */
-  function shadowRoots(root) {
-    const out = [];
-    const visit = (scope) => {
-      for (const el of scope.querySelectorAll('*')) {
-        if (el.shadowRoot) {
-          out.push(el.shadowRoot);
-          visit(el.shadowRoot);
-        }
-      }
-    };
-    if (root.shadowRoot) {
-      out.push(root.shadowRoot);
-      visit(root.shadowRoot);
-    }
-    visit(root);
-    return out;
-  }
-
-  /** Every element under root in document order, a host's shadow tree right after the host. */
-  function deepElements(root) {
-    const out = [];
-    const visit = (scope) => {
-      for (const el of scope.querySelectorAll('*')) {
-        out.push(el);
-        if (el.shadowRoot) visit(el.shadowRoot);
-      }
-    };
-    if (root.shadowRoot) visit(root.shadowRoot);
-    visit(root);
-    return out;
-  }
-
-  /** Throws the browser's SyntaxError for a selector it cannot parse. */
-  function checkSelector(selector) {
-    document.createDocumentFragment().querySelector(selector);
-  }
-
-  /** The scopes a selector is run in: the document and every open shadow root. */
-  const scopes = (doc = document) => [doc, ...shadowRoots(doc)];
-
-  // Element functions may run in another frame's realm than their element's (a remote object
-  // lives in the context that made it): they take window, document and styles from the
-  // element, and tell shadow roots by shape, as instanceof does not work across realms.
-  const windowOf = (el) => el.ownerDocument.defaultView || window;
-  const styleOf = (el) => windowOf(el).getComputedStyle(el);
-  const isShadowRoot = (node) => !!node && node.nodeType === Node.DOCUMENT_FRAGMENT_NODE && !!node.host;
-
-  /** All matches of selector, in deepElements order. */
-  function deepQueryAll(selector) {
-    checkSelector(selector);
-    const hits = new Set();
-    for (const scope of scopes()) for (const el of scope.querySelectorAll(selector)) hits.add(el);
-    return hits.size ? deepElements(document).filter((el) => hits.has(el)) : [];
-  }
-
-  /** The first match the way bridge.tools.element.query_selector finds it (document first). */
-  function deepFirst(selector) {
-    checkSelector(selector);
-    for (const scope of scopes()) {
-      const hit = scope.querySelector(selector);
-      if (hit) return hit;
-    }
-    return null;
-  }
-
   function requireElement(selector) {
-    const el = deepFirst(selector);
+    const el = deepQuery(selector);
     if (!el) throw new Error(`no element matches ${selector}`);
     return el;
   }
-
-  /** The parent in the rendered (flat) tree: slot for slotted nodes, host for shadow roots. */
-  function flatParent(node) {
-    if (isShadowRoot(node)) return node.host;
-    if (node.assignedSlot) return node.assignedSlot;
-    const parent = node.parentNode;
-    return isShadowRoot(parent) ? parent.host : parent;
-  }
-
-  function flatParentElement(node) {
-    const parent = flatParent(node);
-    return parent && parent.nodeType === Node.ELEMENT_NODE ? parent : null;
-  }
-
-  /** Children in the flat tree: a host's shadow tree, a slot's assigned nodes (or fallback). */
-  function flatChildNodes(node) {
-    if (node.shadowRoot) return node.shadowRoot.childNodes;
-    if (node.localName === 'slot' && node.assignedNodes) {
-      const assigned = node.assignedNodes();
-      if (assigned.length) return assigned;
-    }
-    return node.childNodes;
-  }
-
-  /** Is node the element itself or below it in the flat tree? */
-  function flatContains(el, node) {
-    for (let n = node; n; n = flatParent(n)) if (n === el) return true;
-    return false;
-  }
-
-  const inShadowRoot = (el) => isShadowRoot(el.getRootNode());
 
   /** Flat-tree text: alt of images, no scripts; spaces between block-ish elements. */
   function textOf(node, { skip = null, accessible = false, limit = Infinity } = {}) {
@@ -187,7 +91,7 @@
     // Elements with a shadow host at or below them are walked; the rest keep native innerText.
     const walked = new Set();
     for (const host of hosts) {
-      for (let n = host; n && !walked.has(n); n = flatParentElement(n)) {
+      for (let n = /** @type {Element | null} */ (host); n && !walked.has(n); n = flatParentElement(n)) {
         walked.add(n);
         if (n === root) break;
       }
@@ -233,14 +137,6 @@
   }
 
   // ---- naming elements --------------------------------------------------------------------------
-
-  /** Short human description: div#x, button.primary.large. */
-  function describe(el) {
-    let out = el.localName;
-    if (el.id) out += `#${el.id}`;
-    else for (const c of [...el.classList].slice(0, 2)) out += `.${c}`;
-    return out;
-  }
 
   /**
    * A CSS selector for el, unique across the document and its open shadow roots when one
@@ -305,7 +201,7 @@
       }
       if (style.display === 'contents') {
         const shown = [...flatChildNodes(el)].some((c) =>
-          c.nodeType === Node.TEXT_NODE ? c.data.trim() !== '' : c.nodeType === Node.ELEMENT_NODE && renderProblem(c) === null,
+          c.nodeType === Node.TEXT_NODE ? /** @type {Text} */ (c).data.trim() !== '' : c.nodeType === Node.ELEMENT_NODE && renderProblem(c) === null,
         );
         return shown ? null : 'display:contents with nothing rendered';
       }
@@ -328,17 +224,6 @@
   }
 
   const inViewport = (el) => el.isConnected && viewportIntersection(el.getBoundingClientRect(), windowOf(el)) !== null;
-
-  /** The topmost element at a point, inside open shadow roots too. */
-  function deepElementFromPoint(doc, x, y) {
-    let hit = doc.elementFromPoint(x, y);
-    while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
-      if (!inner || inner === hit) break;
-      hit = inner;
-    }
-    return hit;
-  }
 
   /** The nearest ancestor that clips el (overflow other than visible) with el scrolled out of it. */
   function clippingAncestor(el, rect) {
@@ -365,7 +250,7 @@
       if (clipper) reason = `scrolled out of view inside ${describe(clipper)} (scroll needed)`;
     }
     if (reason === null && seen === null) reason = 'outside the viewport (scroll needed)';
-    if (reason === null) {
+    if (reason === null && seen !== null) {
       const x = (seen.left + seen.right) / 2;
       const y = (seen.top + seen.bottom) / 2;
       const hit = deepElementFromPoint(el.ownerDocument, x, y);
@@ -399,7 +284,10 @@
     return null;
   }
 
-  const isEditingHost = (el) => el.isContentEditable && !(flatParentElement(el) || {}).isContentEditable;
+  const isEditingHost = (el) => {
+    const parent = /** @type {HTMLElement | null} */ (flatParentElement(el));
+    return el.isContentEditable && !(parent && parent.isContentEditable);
+  };
 
   /** Explicit role (first token) or the implicit one of the element; null when none. */
   function roleOf(el) {
@@ -584,12 +472,6 @@
 
   // ---- element state ----------------------------------------------------------------------------
 
-  function deepActiveElement(doc) {
-    let active = doc.activeElement;
-    while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
-    return active;
-  }
-
   const FORM_CONTROLS = new Set(['button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset']);
   const NOT_EDITABLE_INPUTS = new Set(['button', 'submit', 'reset', 'image', 'checkbox', 'radio', 'file', 'hidden', 'range', 'color']);
   const CHECKABLE_ROLES = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
@@ -633,7 +515,7 @@
 
   function queryDom(selector, limit) {
     const ctx = context();
-    const matches = deepQueryAll(selector);
+    const matches = /** @type {HTMLElement[]} */ (deepQueryAll(selector));
     const elements = matches.slice(0, limit).map((el) => {
       const attributes = {};
       for (const attr of [...el.attributes].filter((a) => a.name !== 'id' && a.name !== 'class').slice(0, LISTED_ATTRIBUTES)) {
@@ -722,7 +604,7 @@
         group[field] = clip(meta.getAttribute('content') || '', FULL_VALUE);
       }
     }
-    const canonical = document.querySelector('link[rel~="canonical" i][href]');
+    const canonical = /** @type {HTMLLinkElement | null} */ (document.querySelector('link[rel~="canonical" i][href]'));
     const count = (selector) => countElements(selector).count;
     return {
       title: clip(document.title, FULL_VALUE),
@@ -823,6 +705,7 @@
       if (list.length > MAX_FIELDS) truncated = true;
       return list.slice(0, MAX_FIELDS).map(field);
     };
+    /** @type {any[]} */
     let containers = selector ? [requireElement(selector)] : deepQueryAll('form');
     if (containers.length > MAX_FORMS) {
       truncated = true;
@@ -839,8 +722,108 @@
         fields: fields(isForm ? [...el.elements].filter(isField) : deepElements(el).filter(isField)),
       };
     });
-    const outside = selector ? [] : fields(deepElements(document).filter((el) => isField(el) && !el.form));
+    const outside = selector ? [] : fields(deepElements(document).filter((el) => isField(el) && !(/** @type {HTMLInputElement} */ (el).form)));
     return { forms, outside_forms: outside, truncated };
+  }
+
+  // ---- the ask tools' reads, waits, and failure evidence -----------------------------------------
+
+  /**
+   * get_page_dom: the HTML of every match, in queryDom's order, whitespace collapsed, within
+   * maxChars for all of them together.
+   * @param {string} selector
+   * @param {number} maxChars
+   */
+  function htmlMatches(selector, maxChars) {
+    const found = deepQueryAll(selector);
+    let budget = maxChars;
+    /** @type {{ inShadowRoot: boolean, html: string }[]} */
+    const items = [];
+    for (const el of found) {
+      if (budget <= 0) break;
+      let html = el.outerHTML.replace(/\s+/g, ' ');
+      if (html.length > budget) html = `${html.slice(0, budget)}…`;
+      budget -= html.length;
+      items.push({ inShadowRoot: inShadowRoot(el), html });
+    }
+    return { total: found.length, shown: items.length, items };
+  }
+
+  /**
+   * The first match of selector once there is one (checked on every DOM change), or null at
+   * the deadline; a selector the browser cannot parse throws at once.
+   * @param {string} selector
+   * @param {number} timeoutMs
+   */
+  async function waitForSelector(selector, timeoutMs) {
+    let hit = deepQuery(selector);
+    if (hit) return hit;
+    await whenTrue(() => !!(hit = deepQuery(selector)), timeoutMs);
+    return hit;
+  }
+
+  /** The body's innerText and the text of every open shadow root. */
+  function pageText() {
+    const parts = [document.body ? document.body.innerText : ''];
+    for (const root of shadowRoots(document)) parts.push(root.textContent || '');
+    return parts.join('\n');
+  }
+
+  /**
+   * browser_wait: true once the page's text has text (if given), has not gone (if given), and
+   * selector (if given) matches; false at the deadline. Checked on every DOM change.
+   * @param {string | null} text
+   * @param {string | null} gone
+   * @param {string | null} selector
+   * @param {number} timeoutMs
+   */
+  function waitFor(text, gone, selector, timeoutMs) {
+    const holds = () => {
+      const all = pageText();
+      if (text !== null && !all.includes(text)) return false;
+      if (gone !== null && all.includes(gone)) return false;
+      if (selector !== null && !deepQuery(selector)) return false;
+      return true;
+    };
+    return whenTrue(holds, timeoutMs, { characterData: true });
+  }
+
+  /**
+   * The page's HTML with its open shadow roots (getHTML; outerHTML where the browser is too old
+   * to have it): Gemini keeps parts of its turns in shadow roots.
+   */
+  function pageHtml() {
+    const root = document.documentElement;
+    return root.getHTML ? root.getHTML({ shadowRoots: shadowRoots(document) }) : root.outerHTML;
+  }
+
+  /**
+   * The newest elements matching any of selectors (a failure's turns), newest last, until their
+   * HTML passes budget; and how many there are. The opening tag is written out rather than
+   * cloned: cloning a site's custom element would run its constructor. Turns nested in a
+   * matched turn are left to their parent.
+   * @param {string[]} selectors
+   * @param {number} budget
+   */
+  function turnsHtml(selectors, budget) {
+    const roots = shadowRoots(document);
+    /** @param {string} v */
+    const quote = (v) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+    /** @param {Element} el */
+    const open = (el) => `<${el.localName}${[...el.attributes].map((a) => ` ${a.name}="${quote(a.value)}"`).join('')}>`;
+    /** @param {Element} el */
+    const html = (el) => (el.getHTML ? `${open(el)}${el.getHTML({ shadowRoots: roots })}</${el.localName}>` : el.outerHTML);
+    const found = [...document.querySelectorAll(selectors.join(', '))];
+    const turns = found.filter((el) => !found.some((other) => other !== el && other.contains(el)));
+    /** @type {string[]} */
+    const picked = [];
+    let size = 0;
+    for (let i = turns.length - 1; i >= 0 && size < budget; i--) {
+      const text = html(turns[i]);
+      picked.unshift(text);
+      size += text.length;
+    }
+    return { turns: picked, total: turns.length };
   }
 
   const api = {
@@ -853,6 +836,13 @@
     ariaTree,
     findByText,
     formValues,
+    htmlMatches,
+    pageHtml,
+    turnsHtml,
+    // called with returnByValue false: they answer an element (PageScript.call_object)
+    deepQuery,
+    waitForSelector,
+    waitFor,
     // element ones: called with the element first
     computedStyles,
     checkVisibility,

@@ -1,0 +1,373 @@
+"""The ``ask`` tool group: asking ChatGPT and Gemini, collecting long answers as jobs,
+reading conversations, and looking at a provider tab when an answer looks wrong.
+
+The per-provider ask tools (ask_chatgpt_web, ask_gemini_web) are one definition made once per
+provider (``_ask_one``); every tool goes through ``bridge.mcp.registration.tool``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, Image, MCPServer
+from mcp_types import CallToolResult, TextContent
+from pydantic import Field
+
+from bridge.app.facade import Bridge
+from bridge.app.jobs import Job
+from bridge.cdp.session import CdpSession
+from bridge.mcp.registration import text_result, tool
+from bridge.providers.results import Progress, Provider
+from bridge.tools.outline import accessibility_outline, dom_matches, screenshot
+
+__all__ = ["PROVIDER_ORDER", "register_ask_tools"]
+
+Question = Annotated[str, Field(description="The question, as you would type it in the chat.")]
+NewChat = Annotated[
+    bool, Field(description="Start a new conversation instead of continuing this project's one.")
+]
+Timeout = Annotated[
+    float | None,
+    Field(
+        description="Seconds the answer may take in all (default 480: 8 minutes, "
+        "docs/sites.md#timeouts); give a thinking or Pro model more, e.g. 3600. How long "
+        "this call waits is max_wait: a longer answer comes back as a job.",
+        gt=0,
+    ),
+]
+#: Under the 60 s many MCP clients allow a tool call, with room for the reply.
+DEFAULT_MAX_WAIT_S = 50.0
+MAX_WAIT_LIMIT_S = 600.0
+MaxWait = Annotated[
+    float,
+    Field(
+        description="Seconds this call waits for the answer (default 50, below the 60 s many "
+        "clients allow a call). An answer not done by then comes back as a job id with the "
+        "progress so far: call get_answer with it. 0 returns the job at once.",
+        ge=0,
+        le=MAX_WAIT_LIMIT_S,
+    ),
+]
+Files = Annotated[
+    list[str] | None,
+    Field(
+        description="Paths of files to send with the question, on the machine bridge runs "
+        "on (absolute, or relative to its working directory). Small UTF-8 text files go "
+        'into the question between <file name="…"> and </file> lines; other files are '
+        "attached through the site's upload button. At most 10 files, 25 MB each, 50 MB "
+        "in all (docs/sites.md#attachments). Only files under bridge's working directory or "
+        "a path the person allowed with --allow-path; hidden files (.env, .git, …) and "
+        "credential folders (~/.ssh, …) are refused (path_not_allowed). Gemini asks once "
+        "for consent to uploads: until the person has agreed in its tab, the call fails "
+        "with consent_required, nothing sent.",
+    ),
+]
+Mode = Annotated[
+    str | None,
+    Field(
+        description="The site's mode to ask in, as its mode picker names it: an item's "
+        "label or id, e.g. 'thinking', 'instant', 'gpt-5-5-pro' (ChatGPT) or 'fast', "
+        "'thinking', 'pro' (Gemini). bridge chooses it in the picker and asks only once the "
+        "page shows it chosen; otherwise the call fails (mode_unavailable lists the modes "
+        "offered, mode_unconfirmed) with nothing sent. Leave it out to use the page's mode.",
+    ),
+]
+Target = Annotated[
+    str, Field(description="'chatgpt', 'gemini', or a tab id (a number) from the browser.")
+]
+
+
+#: The providers in the order the tools ask and report them, with the names people know.
+PROVIDER_ORDER: tuple[Provider, ...] = ("chatgpt", "gemini")
+PROVIDER_TITLES: dict[Provider, str] = {"chatgpt": "ChatGPT", "gemini": "Gemini"}
+#: The site each per-provider ask tool names in its description.
+ASK_ONE_SITES: dict[Provider, str] = {
+    "chatgpt": "ChatGPT (chatgpt.com)",
+    "gemini": "Gemini (gemini.google.com)",
+}
+#: The per-provider ask tools' description. Its indentation is that of the docstrings the
+#: two tools had before they were made from one definition: clients see the same text
+#: (tests/mcp/tool_surface.json pins it).
+ASK_ONE_DESCRIPTION = """Ask {site} in the user's browser and return its answer.
+
+        The text result is the answer (code blocks fenced); the structured result adds the
+        conversation url, step timings and how the answer was obtained. An answer not done
+        within max_wait seconds comes back as a job: collect it with get_answer.
+        """
+
+
+def register_ask_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
+    """The ask group: the asks and their jobs, reading conversations, diagnosis."""
+    for provider in PROVIDER_ORDER:
+        description = ASK_ONE_DESCRIPTION.format(site=ASK_ONE_SITES[provider])
+        tool(server, description=description)(_ask_one(provider, get_bridge))
+    _register_ask_both(server, get_bridge)
+    _register_job_tools(server, get_bridge)
+    _register_diagnosis_tools(server, get_bridge)
+    _register_conversation_tools(server, get_bridge)
+
+
+def _ask_one(
+    provider: Provider, get_bridge: Callable[[], Bridge]
+) -> Callable[..., Awaitable[CallToolResult]]:
+    """The ask tool of one provider, named ask_<provider>_web."""
+
+    async def ask(
+        question: Question,
+        ctx: Context,
+        new_chat: NewChat = False,
+        timeout: Timeout = None,
+        files: Files = None,
+        max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
+        mode: Mode = None,
+    ) -> CallToolResult:
+        bridge = get_bridge()
+        job = await bridge.start_job(
+            provider, question, new_chat=new_chat, timeout=timeout, files=files, mode=mode
+        )
+        return _job_result(await _wait_for_job(bridge, job, max_wait, ctx))
+
+    # The tool's name, and its schema's title (<name>Arguments): the function's name.
+    ask.__name__ = ask.__qualname__ = f"ask_{provider}_web"
+    return ask
+
+
+def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
+    @tool(server)
+    async def ask_chatgpt_gemini_web(
+        question: Question,
+        ctx: Context,
+        new_chat: NewChat = False,
+        timeout: Timeout = None,
+        files: Files = None,
+        max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
+        chatgpt_mode: Mode = None,
+        gemini_mode: Mode = None,
+    ) -> CallToolResult:
+        """Ask ChatGPT and Gemini at once (recommended default) and return both answers.
+
+        Each side's answer or error is reported separately: one side failing never hides
+        the other's answer. The call is an error only when both sides fail. A side not done
+        within max_wait seconds comes back as its job: collect it with get_answer.
+        """
+        bridge = get_bridge()
+        started = asyncio.get_running_loop().time()
+        attachments = await bridge.read_files(files)  # once for both, before either asks
+        modes = {"chatgpt": chatgpt_mode, "gemini": gemini_mode}
+        jobs = [
+            await bridge.start_job(
+                provider,
+                question,
+                new_chat=new_chat,
+                timeout=timeout,
+                files=attachments,
+                mode=modes[provider],
+            )
+            for provider in PROVIDER_ORDER
+        ]
+        # One job per side: whichever is done comes back now, the other as its job.
+        ended = await asyncio.gather(*(_wait_for_job(bridge, j, max_wait, ctx) for j in jobs))
+        parts = []
+        data: dict[str, Any] = {
+            "wall_ms": round((asyncio.get_running_loop().time() - started) * 1000, 1)
+        }
+        for job in ended:
+            title = PROVIDER_TITLES[job.provider]
+            if job.status == "done" and job.result is not None:
+                parts.append(f"## {title}\n\n{job.result.get('answer', '')}")
+                data[job.provider] = {**job.result, "job": job.id}
+            elif job.status == "failed":
+                code, message = _job_error(job)
+                parts.append(f"## {title}\n\n(error [{code}]: {message})")
+                data[job.provider] = {"error": {"code": code, "message": message}, "job": job.id}
+            else:
+                parts.append(f"## {title}\n\n({_pending_text(job)})")
+                data[job.provider] = job.progress()
+        failed = all(job.status == "failed" for job in ended)
+        return text_result("\n\n".join(parts), data, is_error=failed)
+
+
+def _register_job_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
+    """Collecting answers that took longer than a call (docs/flows.md#jobs)."""
+
+    @tool(server)
+    async def get_answer(
+        job: Annotated[
+            str, Field(description="The job id an ask returned (or one from list_jobs).")
+        ],
+        ctx: Context,
+        wait: Annotated[
+            float,
+            Field(
+                description="Seconds to wait for the answer if it is not done yet (default 50, "
+                "below the 60 s many clients allow a call; 0 only looks).",
+                ge=0,
+                le=MAX_WAIT_LIMIT_S,
+            ),
+        ] = DEFAULT_MAX_WAIT_S,
+    ) -> CallToolResult:
+        """The answer of a job an ask returned: the same result as the ask's when it is done,
+        its error when it failed, or its progress (call again) while it is still coming.
+
+        Works after bridge or the browser restarted: the answer is then read from its
+        conversation, which the site finished meanwhile.
+        """
+        found = await get_bridge().wait_job(job, wait, on_progress=_progress_reporter(ctx))
+        return _job_result(found)
+
+    @tool(server)
+    async def list_jobs(
+        limit: Annotated[
+            int, Field(description="How many of the newest jobs to list.", ge=1, le=200)
+        ] = 20,
+    ) -> CallToolResult:
+        """The recent jobs (asks whose answers took longer than a call), newest first: id,
+        provider, the question's start, status, conversation url, created and updated."""
+        jobs, unreadable = await get_bridge().list_jobs(limit)
+        lines = [
+            f"{j.id}  {j.status:<7}  {j.provider:<7}  {j.summary()['question']}"
+            + (f"  {j.url}" if j.url else "")
+            for j in jobs
+        ]
+        lines += [f"(unreadable: {problem})" for problem in unreadable]
+        data: dict[str, Any] = {"jobs": [j.summary() for j in jobs]}
+        if unreadable:
+            data["unreadable"] = [
+                {"file": str(problem.path), "error": str(problem)} for problem in unreadable
+            ]
+        return text_result("\n".join(lines) or "no jobs yet", data)
+
+
+def _register_diagnosis_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
+    """What a provider tab (or any tab) shows, for when an answer looks wrong."""
+
+    async def resolve_tab(target: str) -> CdpSession:
+        bridge = get_bridge()
+        if target in PROVIDER_ORDER:
+            provider: Provider = "chatgpt" if target == "chatgpt" else "gemini"
+            return await bridge.provider_tab(provider)
+        if target.isdigit():
+            return await bridge.browser.attach(int(target))
+        raise ValueError(f"unknown target {target!r}: use 'chatgpt', 'gemini' or a tab id number")
+
+    @tool(server)
+    async def take_cdp_snapshot(target: Target = "chatgpt") -> CallToolResult:
+        """What a tab shows: its accessibility outline (roles and names) and a screenshot."""
+        tab = await resolve_tab(target)
+        outline = await accessibility_outline(tab)
+        image = await screenshot(tab)
+        url = await tab.evaluate("location.href")
+        return CallToolResult(
+            content=[
+                TextContent(type="text", text=f"url: {url}\n\n{outline}"),
+                Image(data=image, format="jpeg").to_image_content(),
+            ]
+        )
+
+    @tool(server)
+    async def get_page_dom(
+        target: Target = "chatgpt",
+        selector: Annotated[
+            str, Field(description="CSS selector; shadow roots are searched too.")
+        ] = "body",
+        max_chars: Annotated[
+            int, Field(description="Trim the HTML to this many characters.", ge=100, le=200_000)
+        ] = 20_000,
+    ) -> dict[str, Any]:
+        """The elements matching a CSS selector in a tab, piercing open shadow roots."""
+        return await dom_matches(await resolve_tab(target), selector, max_chars=max_chars)
+
+
+ProviderName = Annotated[Provider, Field(description="'chatgpt' or 'gemini'.")]
+
+
+def _register_conversation_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
+    """Reading conversations (docs/sites.md#conversations): whole ones, and the list."""
+
+    @tool(server)
+    async def get_conversation(
+        provider: ProviderName,
+        url: Annotated[
+            str | None,
+            Field(
+                description="A conversation URL (https://chatgpt.com/c/<id>, "
+                "https://gemini.google.com/app/<id>; list_conversations gives them). "
+                "Omitted: this project's conversation, the one the ask tools continue."
+            ),
+        ] = None,
+    ) -> CallToolResult:
+        """Every turn of a ChatGPT or Gemini conversation, in order, as markdown.
+
+        The text result is the transcript (a heading per turn); the structured result has
+        each turn's role, markdown and complete, the url, and which source was read
+        ("network": the site's own data, checked against the page; "dom": the rendered
+        page). complete is false for an answer still being written when it was read (its
+        heading says "incomplete"): its text is partial, so read again once it has finished.
+        """
+        conversation = await get_bridge().get_conversation(provider, url)
+        return text_result(conversation.transcript(), conversation.to_dict())
+
+    @tool(server)
+    async def list_conversations(provider: ProviderName) -> CallToolResult:
+        """The recent ChatGPT or Gemini conversations the site lists: title and url of each,
+        newest first as the site orders them. Pass a url to get_conversation to read one."""
+        listed = await get_bridge().list_conversations(provider)
+        return text_result(listed.text(), listed.to_dict())
+
+
+async def _wait_for_job(bridge: Bridge, job: Job, max_wait: float, ctx: Context) -> Job:
+    """An ask's job after ``max_wait`` seconds at most. A call cancelled while it waits
+    (its client gave up before it had the job id) stops the answer: nobody could collect
+    it, and the tab is left ready for the next question."""
+    try:
+        return await bridge.wait_job(job.id, max_wait, on_progress=_progress_reporter(ctx))
+    except asyncio.CancelledError:
+        bridge.cancel_job(job.id)
+        raise
+
+
+def _job_error(job: Job) -> tuple[str, str]:
+    error = job.error or {}
+    return str(error.get("code", "bridge_error")), str(error.get("message", "(no message)"))
+
+
+def _pending_text(job: Job) -> str:
+    title = PROVIDER_TITLES[job.provider]
+    chars = f", {job.chars} characters so far" if job.chars else ""
+    where = f" The conversation: {job.url}" if job.url else ""
+    return (
+        f"{title} is still answering ({job.phase}, {job.elapsed_s():.0f} s{chars}). Call "
+        f'get_answer with job="{job.id}" to wait for the answer (call it again while it '
+        f"says it is still answering).{where}"
+    )
+
+
+def _job_result(job: Job) -> CallToolResult:
+    """A job as a tool result: the ask's own result when done (plus ``job``), its typed
+    error when failed, else its progress with what to call next."""
+    if job.status == "done" and job.result is not None:
+        return text_result(str(job.result.get("answer", "")), {**job.result, "job": job.id})
+    if job.status == "failed":
+        code, message = _job_error(job)
+        data = {"job": job.id, "error": {"code": code, "message": message}}
+        return text_result(f"[{code}] {message}", data, is_error=True)
+    return text_result(_pending_text(job), job.progress())
+
+
+def _progress_reporter(ctx: Context) -> Callable[[Progress], Any]:
+    """Progress notifications (elapsed seconds, characters so far) keep idle clients patient."""
+
+    async def report(progress: Progress) -> None:
+        try:
+            await ctx.report_progress(
+                round(progress.elapsed_s, 2),
+                None,
+                f"{progress.provider}: {progress.phase}"
+                + (f", {progress.chars} characters so far" if progress.chars else ""),
+            )
+        except Exception:  # a client that went away must not break the ask
+            return
+
+    return report
