@@ -1,19 +1,21 @@
 """What a fake site does for a question: the settings, and the deterministic answer text.
 
-This module is pure (no I/O, no clock) so the answers can be asserted exactly: the same question
-and settings always give the same markdown, and :func:`answer_lines` says which lines of text a
-reader of the rendered page sees, using the same GFM subset the pages render
-(``static/common.js``): paragraphs, headings, nested and task lists, fenced and indented code,
-tables, blockquotes, breaks, math, and inline markup.
+The answers are realistic texts, not built from the question's words: each question gets the
+answer of the corpus (``bridge/fakes/corpus``) that fits it best, so a scenario's relevance
+check measures something, and ``Behaviour(off_topic=True)`` gets a fluent answer about
+something else, which that check must catch. Deterministic (no clock, no randomness) so the
+answers can be asserted exactly: the same question and settings always give the same
+markdown, and :func:`answer_lines` says which lines of text a reader of the rendered page sees.
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import re
 from dataclasses import dataclass
 from typing import Literal
+
+from bridge.fakes.corpus import CorpusAnswer, corpus
 
 __all__ = [
     "Behaviour",
@@ -25,6 +27,7 @@ __all__ = [
     "answer_lines",
     "answer_markdown",
     "asks_for_code",
+    "chosen_answer",
     "keywords",
 ]
 
@@ -45,18 +48,24 @@ _LENGTHS = ("short", "long")
 class Behaviour:
     """How a fake site behaves, for the page as a whole or for one question.
 
-    The defaults keep a test suite fast: a short answer streamed in about a quarter of a second,
-    no thinking phase, no hydration delay. ``locale``, ``input_kind``, ``hydration_ms`` and the
-    ``logged_out`` state are read by the page when it loads (from the site's default behaviour);
-    the other fields drive each answer (from the queue, else the default).
+    The defaults keep a test suite fast: an answer of a kilobyte streamed in about a quarter of
+    a second, no thinking phase, no hydration delay. ``locale``, ``input_kind``,
+    ``hydration_ms`` and the ``logged_out`` state are read by the page when it loads (from the
+    site's default behaviour); the other fields drive each answer (from the queue, else the
+    default).
     """
 
     answer: str | None = None
-    """Exact markdown to answer with; ``None`` derives it from the question."""
+    """Exact markdown to answer with; ``None`` chooses a corpus answer for the question."""
+    off_topic: bool = False
+    """Answer with a realistic text about something else (the corpus answer sharing the fewest
+    of the question's words), as a site that misunderstood would: what a scenario's relevance
+    check must catch."""
     length: Length = "short"
-    """``"long"`` makes the derived answer tens of kilobytes."""
-    chunk_chars: int = 24
-    """Characters per streamed chunk (the site's "token")."""
+    """``"long"`` adds tens of kilobytes to the chosen answer."""
+    chunk_chars: int = 64
+    """Characters per streamed chunk (the site's "token"; several of the real sites' tokens,
+    so that a realistic answer of a kilobyte streams in about a quarter of a second)."""
     chunk_interval_ms: int = 15
     """Pause between chunks, i.e. the streaming speed."""
     duration_ms: int | None = None
@@ -136,24 +145,29 @@ or please show tell than that the their them then there these this those to use 
 what when where which who why will with would write you your in be do by as at if so not
 but all also some more most very just like make between after before over under each
 every other has have had been being were should shall may might must
+one way sentence briefly brief answer include including short example examples detail
+depth
 """
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # Japanese has no spaces: runs of katakana and kanji are its content words, hiragana is mostly
 # grammar (particles, endings), so it separates them.
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+#-]*|[\u30a0-\u30ff\u3400-\u9fff]{2,}")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_ANY_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+|[\u30a0-\u30ff\u3400-\u9fff]{2,}")
 _CODE_WORDS = re.compile(
     r"\b(code|function|implement\w*|script|program|snippet|class|regex|algorithm)\b"
     r"|コード|関数|実装|プログラム|スクリプト",
     re.IGNORECASE,
 )
-_LANGUAGES = ("python", "javascript", "typescript", "rust", "go", "bash", "sql", "java")
 _MAX_KEYWORDS = 8
-_LONG_TARGET_CHARS = 30_000
+# The corpus's generated long answers (tens of kB), by the question's language.
+_LONG = {False: "45-long-engineering-handbook", True: "46-long-japanese-handbook"}
+#: An off-topic answer is a real one: long enough that only its topic can fail it.
+_OFF_TOPIC_MIN_CHARS = 300
 
 
 def keywords(question: str) -> list[str]:
-    """The question's content words, in order, without repeats (what an answer restates)."""
+    """The question's content words, in order, without repeats (what an answer is chosen by)."""
     seen: set[str] = set()
     found: list[str] = []
     for match in _WORD.finditer(question):
@@ -169,443 +183,90 @@ def keywords(question: str) -> list[str]:
 
 
 def asks_for_code(question: str) -> bool:
-    """Whether the question asks for code, in which case the answer holds a fenced block."""
+    """Whether the question asks for code, in which case an answer with a fenced block wins."""
     return _CODE_WORDS.search(question) is not None
 
 
 def answer_markdown(question: str, behaviour: Behaviour | None = None) -> str:
     """The markdown a fake site answers ``question`` with: ``behaviour.answer`` if set, else
-    a deterministic function of the question (short, or tens of kilobytes when ``length`` is
-    ``"long"``), ending with a reference line unique to the question."""
+    the corpus answer chosen for the question (:func:`chosen_answer`), followed by a
+    generated long one when ``length`` is ``"long"``, and always ending with a reference line
+    unique to the question (so two questions never get the same text, and a stale answer is
+    told from a new one)."""
     behaviour = behaviour or Behaviour()
     if behaviour.answer is not None:
         return behaviour.answer
-    words = keywords(question) or ["question"]
-    japanese = _CJK.search(question) is not None
-    blocks = [_intro(words, japanese), _points(words, japanese)]
-    if asks_for_code(question):
-        blocks.append(_code_block(question, words))
+    blocks = [chosen_answer(question, off_topic=behaviour.off_topic).markdown]
     if behaviour.length == "long":
-        blocks.extend(_long_sections(words, japanese))
+        long = _LONG[_CJK.search(question) is not None]
+        blocks.append(next(a.markdown for a in corpus() if a.name == long))
     blocks.append(f"Reference: {_reference(question)}")
     return "\n\n".join(blocks)
+
+
+def chosen_answer(question: str, *, off_topic: bool = False) -> CorpusAnswer:
+    """The corpus answer (``bridge/fakes/corpus``) the fakes give ``question``, in its language.
+
+    On topic: the answer whose own question and text share the most of the question's content
+    words (its own question counting double; one with a fenced block first when code is
+    asked for). Off topic: a real answer of at least ``_OFF_TOPIC_MIN_CHARS`` that shares the
+    fewest of them, then the fewest of any of the question's words: a fluent answer about
+    something else, which only a relevance check can catch. Ties go by a hash of the question,
+    so the choice is deterministic and still varies between questions."""
+    japanese = _CJK.search(question) is not None
+    pool = [
+        answer
+        for answer in corpus()
+        if answer.name not in _LONG.values()
+        and (_CJK.search(answer.question) is not None) == japanese
+    ]
+    content = [word.lower() for word in keywords(question)]
+    code = asks_for_code(question)
+
+    def tie(answer: CorpusAnswer) -> str:
+        return hashlib.sha1(f"{question}\0{answer.name}".encode()).hexdigest()
+
+    if off_topic:
+        every = list(dict.fromkeys(w.lower() for w in _ANY_WORD.findall(question)))
+        candidates = [a for a in pool if len(a.markdown) >= _OFF_TOPIC_MIN_CHARS] or pool
+
+        def distance(answer: CorpusAnswer) -> tuple[int, int, str]:
+            lowered = answer.markdown.lower()
+            anywhere = sum(word in lowered for word in every)
+            return (_shared(content, answer.markdown), anywhere, tie(answer))
+
+        return min(candidates, key=distance)
+
+    def fit(answer: CorpusAnswer) -> tuple[int, int, str]:
+        score = 2 * _shared(content, answer.question) + _shared(content, answer.markdown)
+        return (-score, -(code and "```" in answer.markdown), tie(answer))
+
+    return min(pool, key=fit)
+
+
+def _shared(words: list[str], text: str) -> int:
+    """How many of ``words`` (lower-case) occur in ``text`` as the start of a word (a plural
+    matches its singular: "decorators" finds "decorator")."""
+    lowered = text.lower()
+    count = 0
+    for word in words:
+        stem = word[:-1] if len(word) > 4 and word.endswith("s") and word.isascii() else word
+        if stem.isascii():
+            found = re.search(rf"(?<![a-z0-9]){re.escape(stem)}", lowered) is not None
+        else:
+            found = stem in lowered
+        count += found
+    return count
 
 
 def _reference(question: str) -> str:
     return "fake-" + hashlib.sha1(question.encode("utf-8")).hexdigest()[:12]
 
 
-def _intro(words: list[str], japanese: bool) -> str:
-    if japanese:
-        return "".join(f"「{w}」" for w in words) + "についてお答えします。"
-    listed = ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1]
-    return f"Here is an answer about {listed}."
-
-
-def _points(words: list[str], japanese: bool) -> str:
-    if japanese:
-        return "\n".join(f"- **{w}**: {w}の要点です。" for w in words)
-    return "\n".join(f"- **{w}**: the key point about {w}." for w in words)
-
-
-def _code_block(question: str, words: list[str]) -> str:
-    lowered = question.lower()
-    language = next((lang for lang in _LANGUAGES if re.search(rf"\b{lang}\b", lowered)), "python")
-    ascii_words = [re.sub(r"[^a-z0-9_]", "_", w.lower()) for w in words if w.isascii()]
-    name = "_".join(ascii_words[:3]) or "answer"
-    quoted = ", ".join(f'"{w}"' for w in words)
-    if language == "python":
-        body = f"def {name}():\n    return [{quoted}]\n\n\nprint({name}())"
-    elif language in ("javascript", "typescript"):
-        body = f"function {name}() {{\n  return [{quoted}];\n}}\n\nconsole.log({name}());"
-    elif language == "bash":
-        body = f"{name}() {{\n  echo {' '.join(words)}\n}}\n\n{name}"
-    elif language == "sql":
-        body = f"SELECT {', '.join(repr(w) for w in words)};"
-    else:
-        body = f"// {name}\n// {', '.join(words)}"
-    return f"```{language}\n{body}\n```"
-
-
-def _long_sections(words: list[str], japanese: bool) -> list[str]:
-    sections: list[str] = []
-    size = 0
-    index = 0
-    while size < _LONG_TARGET_CHARS:
-        word = words[index % len(words)]
-        index += 1
-        if japanese:
-            text = (
-                f"## 第{index}部: {word}\n\n"
-                f"{word}について、第{index}の観点から説明します。"
-                f"この段落は長い回答を作るための決まった文章で、番号は{index}です。\n\n"
-                f"1. {word}の第一の点（{index}）\n2. {word}の第二の点（{index}）"
-            )
-        else:
-            text = (
-                f"## Part {index}: {word}\n\n"
-                f"Part {index} looks at {word} from another side. This paragraph is fixed text "
-                f"that makes the answer long, and its number is {index}, so every part differs "
-                f"from the others and a truncated extraction shows where it stopped.\n\n"
-                f"1. First point about {word} ({index})\n2. Second point about {word} ({index})"
-            )
-        sections.append(text)
-        size += len(text) + 2
-    return sections
-
-
-# -- what a reader sees: the GFM subset of static/common.js, rule for rule ----------------------
-#
-# Blocks: paragraphs (soft breaks become spaces; two trailing spaces or a backslash break the
-# line), ATX headings, fenced code (``` or ~~~; an unclosed fence runs to the end), indented
-# code (4 columns, leading tabs to stops of 4), display math ($$ or \[ on its own line, or a
-# whole line $$…$$), thematic breaks, blockquotes, lists (bullet or ordered, nested by
-# indentation to the item's content column, task items), pipe tables. Inline: code spans,
-# math, images, links, <autolinks>, strong, em, del, backslash escapes, &entities; in text.
-# Not supported, in both: setext headings (a ``---`` line is always a break), raw HTML (shown
-# as text), reference links.
-
-_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
-_FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
-_HR = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_HEADING_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
-_QUOTE = re.compile(r"^ {0,3}> ?")
-_LIST_ITEM = re.compile(r"^( {0,3})([-*+]|[0-9]{1,9}[.)])(?:( +)(.*))?$")
-_TASK = re.compile(r"^\[([ xX])\](?:[ \t]+|$)")
-_MATH_OPEN = re.compile(r"^ {0,3}(\$\$|\\\[)[ \t]*$")
-_MATH_LINE = re.compile(r"^ {0,3}(?:\$\$(.*\S.*)\$\$|\\\[(.*\S.*)\\\])[ \t]*$")
-_DELIMITER_CELL = re.compile(r"^:?-+:?$")
-_CELL_SPLIT = re.compile(r"(?<!\\)\|")
-_INLINE = re.compile(
-    "|".join(
-        [
-            r"(?<!`)(?P<tick>`+)(?!`)(?P<code>.+?)(?<!`)(?P=tick)(?!`)",
-            r"\\\((?P<math_paren>.+?)\\\)",
-            r"\$\$(?P<math_dollars>.+?)\$\$",
-            r"(?<![\\$])\$(?P<math_dollar>[^\s$](?:[^$]*?[^\s$\\])?)\$(?![0-9$])",
-            r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^()\s]*)(?:\s+\"[^\"]*\")?\)",
-            r"\[(?P<label>[^\]]+)\]\((?P<href>[^()\s]*)(?:\s+\"[^\"]*\")?\)",
-            r"<(?P<autolink>https?://[^>\s]+)>",
-            r"\*\*(?=\S)(?P<strong>.+?)(?<=\S)\*\*",
-            r"__(?=\S)(?P<strong2>.+?)(?<=\S)__",
-            r"~~(?=\S)(?P<dele>.+?)(?<=\S)~~",
-            r"\*(?=[^\s*])(?P<em>.+?)(?<=[^\s*])\*",
-            r"(?<![A-Za-z0-9])_(?=[^\s_])(?P<em2>.+?)(?<=[^\s_])_(?![A-Za-z0-9])",
-            r"\\(?P<escaped>[!-/:-@\[-`{-~])",
-        ]
-    )
-)
-# What a browser collapses in normal flow (not NBSP, not the ideographic space).
-_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_BACKSLASH_BREAK = re.compile(r"(?<!\\)(?:\\\\)*\\$")
-_LEAD = re.compile(r"^[ \t]*")
-_WHITESPACE = re.compile(r"[ \t\n\r\f]+")
-
-
-def _plain_text(text: str) -> str:
-    return _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
-
-
-def _plain_inline(text: str) -> str:
-    """The text inline markdown shows: markers gone, entities decoded, images invisible, math
-    as its TeX; a hard break stays a newline."""
-    shown: list[str] = []
-    last = 0
-    for match in _INLINE.finditer(text):
-        shown.append(_plain_text(text[last : match.start()]))
-        shown.append(_plain_span(match))
-        last = match.end()
-    shown.append(_plain_text(text[last:]))
-    return "".join(shown)
-
-
-def _plain_span(match: re.Match[str]) -> str:
-    groups = match.groupdict()
-    if groups["code"] is not None:
-        return str(groups["code"])
-    for name in ("math_paren", "math_dollars", "math_dollar"):
-        if groups[name] is not None:
-            return str(groups[name]).replace("\n", " ").strip()
-    if groups["alt"] is not None:
-        return ""
-    if groups["label"] is not None:
-        return _plain_inline(groups["label"])
-    if groups["autolink"] is not None:
-        return str(groups["autolink"])
-    if groups["escaped"] is not None:
-        return str(groups["escaped"])
-    inner = next(
-        groups[name]
-        for name in ("strong", "strong2", "dele", "em", "em2")
-        if groups[name] is not None
-    )
-    return _plain_inline(inner)
-
-
-def _shown_lines(inline: str) -> list[str]:
-    """The rendered lines of inline text (more than one after hard breaks), with whitespace
-    collapsed as a browser lays it out."""
-    return [_WHITESPACE.sub(" ", part).strip() for part in _plain_inline(inline).split("\n")]
-
-
-def _shown(inline: str) -> str:
-    return " ".join(_shown_lines(inline))
-
-
-def _join_paragraph(lines: list[str]) -> str:
-    """A paragraph as one inline text: soft breaks are spaces, hard ones newlines."""
-    text = ""
-    for index, line in enumerate(lines):
-        part = line.strip()
-        separator = " "
-        if index < len(lines) - 1:
-            if line.endswith("  "):
-                separator = "\n"
-            elif _BACKSLASH_BREAK.search(part):
-                part = part[:-1].rstrip()
-                separator = "\n"
-        text += part + (separator if index < len(lines) - 1 else "")
-    return text
-
-
-def _expand_tabs(text: str) -> str:
-    lead = _LEAD.match(text)
-    assert lead is not None
-    if "\t" not in lead.group(0):
-        return text
-    column = 0
-    for char in lead.group(0):
-        column = column + 4 - column % 4 if char == "\t" else column + 1
-    return " " * column + text[lead.end() :]
-
-
-@dataclass(frozen=True)
-class _Marker:
-    kind: str
-    content_indent: int
-    content: str
-
-
-def _indent(text: str) -> int:
-    return len(text) - len(text.lstrip(" "))
-
-
-def _fence(text: str) -> re.Match[str] | None:
-    fence = _FENCE.match(text)
-    if fence and fence.group(2)[0] == "`" and "`" in fence.group(3):
-        return None
-    return fence
-
-
-def _list_marker(text: str) -> _Marker | None:
-    if _HR.match(text):
-        return None
-    match = _LIST_ITEM.match(text)
-    if not match:
-        return None
-    indent = len(match.group(1))
-    marker = match.group(2)
-    ordered = marker[0].isdigit()
-    spaces, rest = match.group(3), match.group(4)
-    if spaces is None:
-        content_indent, content = indent + len(marker) + 1, ""
-    elif len(spaces) > 4:
-        content_indent, content = indent + len(marker) + 1, spaces[1:] + rest
-    else:
-        content_indent, content = indent + len(marker) + len(spaces), rest
-    kind = ("o" + marker[-1]) if ordered else ("u" + marker)
-    return _Marker(kind, content_indent, content)
-
-
-def _cells(row: str) -> list[str]:
-    text = row.strip()
-    if text.startswith("|"):
-        text = text[1:]
-    if text.endswith("|") and not text.endswith("\\|"):
-        text = text[:-1]
-    return [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(text)]
-
-
-def _table_starts(lines: list[str], i: int) -> bool:
-    if i + 1 >= len(lines) or "|" not in lines[i]:
-        return False
-    delimiter = lines[i + 1]
-    if "-" not in delimiter or _indent(delimiter) > 3:
-        return False
-    cells = _cells(delimiter)
-    return all(_DELIMITER_CELL.match(c) for c in cells) and len(cells) == len(_cells(lines[i]))
-
-
-def _starts_other_block(text: str) -> bool:
-    return bool(
-        _fence(text)
-        or _HR.match(text)
-        or _HEADING.match(text)
-        or _QUOTE.match(text)
-        or _MATH_OPEN.match(text)
-        or _MATH_LINE.match(text)
-        or _list_marker(text)
-    )
-
-
-def _block_starts(lines: list[str], i: int) -> bool:
-    return _starts_other_block(lines[i]) or _table_starts(lines, i)
-
-
-def _drop_indent(text: str, count: int) -> str:
-    return text[min(count, _indent(text)) :]
-
-
-def _block_lines(lines: list[str]) -> list[str]:
-    """The rendered lines of the blocks in ``lines`` (container prefixes already removed)."""
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        text = lines[i]
-        if not text.strip():
-            i += 1
-            continue
-        if _indent(text) >= 4:
-            body: list[str] = []
-            while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) >= 4):
-                body.append(_drop_indent(lines[i], 4).strip())
-                i += 1
-            out.extend(body)
-            continue
-        fence = _fence(text)
-        if fence:
-            indent, marker = len(fence.group(1)), fence.group(2)
-            i += 1
-            while i < len(lines):
-                close = _FENCE_CLOSE.match(lines[i])
-                if close and close.group(1)[0] == marker[0] and len(close.group(1)) >= len(marker):
-                    i += 1
-                    break
-                out.append(_drop_indent(lines[i], indent).strip())
-                i += 1
-            continue
-        math_line = _MATH_LINE.match(text)
-        if math_line:
-            out.append(_WHITESPACE.sub(" ", math_line.group(1) or math_line.group(2)).strip())
-            i += 1
-            continue
-        math_open = _MATH_OPEN.match(text)
-        if math_open:
-            closer = "$$" if math_open.group(1) == "$$" else "\\]"
-            body = []
-            i += 1
-            while i < len(lines):
-                inner = lines[i].rstrip()
-                i += 1
-                if inner.endswith(closer):
-                    body.append(inner[: -len(closer)])
-                    break
-                body.append(lines[i - 1])
-            out.append(_WHITESPACE.sub(" ", "\n".join(body)).strip())
-            continue
-        if _HR.match(text):
-            i += 1
-            continue
-        heading = _HEADING.match(text)
-        if heading:
-            out.append(_shown(_HEADING_CLOSE.sub("", heading.group(2) or "").strip()))
-            i += 1
-            continue
-        if _QUOTE.match(text):
-            inner_lines: list[str] = []
-            while i < len(lines):
-                prefix = _QUOTE.match(lines[i])
-                if not prefix:
-                    break
-                inner_lines.append(lines[i][prefix.end() :])
-                i += 1
-            out.extend(_block_lines(inner_lines))
-            continue
-        if _table_starts(lines, i):
-            header = _cells(text)
-            rows = [header]
-            i += 2
-            while (
-                i < len(lines)
-                and lines[i].strip()
-                and "|" in lines[i]
-                and not _starts_other_block(lines[i])
-            ):
-                cells = _cells(lines[i])
-                rows.append([cells[n] if n < len(cells) else "" for n in range(len(header))])
-                i += 1
-            out.extend("\t".join(_shown(cell) for cell in row).strip() for row in rows)
-            continue
-        marker = _list_marker(text)
-        if marker:
-            i = _list_lines(lines, i, marker, out)
-            continue
-        paragraph = [text]
-        i += 1
-        while i < len(lines) and lines[i].strip() and not _block_starts(lines, i):
-            paragraph.append(lines[i])
-            i += 1
-        out.extend(_shown_lines(_join_paragraph(paragraph)))
-    return out
-
-
-def _list_lines(lines: list[str], i: int, first: _Marker, out: list[str]) -> int:
-    """Append a list's lines to ``out``; return the index after the list."""
-    while i < len(lines):
-        marker = _list_marker(lines[i])
-        if not marker or marker.kind != first.kind:
-            break
-        content = marker.content
-        task = _TASK.match(content)
-        if task:
-            content = content[task.end() :]
-        item = [content]
-        j = i + 1
-        while j < len(lines):
-            text = lines[j]
-            if not text.strip():
-                k = j
-                while k < len(lines) and not lines[k].strip():
-                    k += 1
-                if k < len(lines) and _indent(lines[k]) >= marker.content_indent:
-                    item.extend("" for _ in range(j, k))
-                    j = k
-                    continue
-                break
-            if _indent(text) >= marker.content_indent:
-                item.append(_drop_indent(text, marker.content_indent))
-                j += 1
-                continue
-            if item[-1].strip() and not _block_starts(lines, j):  # lazy continuation
-                item.append(text.lstrip(" "))
-                j += 1
-                continue
-            break
-        out.extend(_block_lines(item))
-        i = j
-        k = i
-        while k < len(lines) and not lines[k].strip():
-            k += 1
-        if k > i and k < len(lines):
-            following = _list_marker(lines[k])
-            if following and following.kind == first.kind:
-                i = k
-                continue
-            break
-    return i
-
-
 def answer_lines(markdown: str) -> list[str]:
-    """The non-empty lines of text, stripped, that the rendered answer shows a reader.
+    """The lines of text a reader of the rendered answer sees: read from the same library's
+    tokens the pages are rendered from (:func:`bridge.fakes.render.answer_lines`)."""
+    # Imported here: the scenario loader imports this module for Behaviour alone.
+    from bridge.fakes.render import answer_lines as lines
 
-    The same GFM subset the fake pages render (``static/common.js``): each paragraph, heading,
-    list item's paragraph, table row (cells joined by a tab, as ``innerText`` joins them) and
-    display formula is one line; code blocks keep their lines; thematic breaks and images show
-    nothing; math shows its TeX source without delimiters; runs of whitespace are one space.
-    What a site adds around the answer (code-block headers, copy buttons, KaTeX's visual copy)
-    is not the answer's text. Comparing these lines with the stripped non-empty lines of an
-    extracted answer is independent of how a browser lays out whitespace between blocks.
-    """
-    lines = [_expand_tabs(line) for line in markdown.split("\n")]
-    return [line.strip() for line in _block_lines(lines) if line.strip()]
+    return lines(markdown)

@@ -1,5 +1,5 @@
-"""What both fake sites serve alike: their HTML shells, static scripts, the report endpoint and
-the upload endpoint.
+"""What both fake sites serve alike: their HTML shells, static scripts, the report endpoint, the
+markdown renderer and the upload endpoint.
 
 The page-level settings (locale, input kind, logged-out state, hydration delay) are rendered into
 the HTML as a JSON ``<script>`` block, read from the site's default behaviour at load time, the
@@ -12,18 +12,29 @@ import json
 from importlib import resources
 from urllib.parse import unquote
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from bridge.fakes.behaviour import Behaviour
 from bridge.fakes.controller import SiteController
+from bridge.fakes.render import Site, render_blocks
 from bridge.fakes.streaming import Live
 
-__all__ = ["REPORT_PATH", "STATIC_PREFIX", "UPLOAD_PATH", "common_routes", "page_response"]
+__all__ = [
+    "RENDER_PATH",
+    "REPORT_PATH",
+    "STATIC_PREFIX",
+    "UPLOAD_PATH",
+    "common_routes",
+    "page_response",
+]
 
 STATIC_PREFIX = "/__fake/static/"
 REPORT_PATH = "/__fake/report"
+# The pages' markdown renderer: markdown-it-py, here on the server (bridge/fakes/render.py).
+RENDER_PATH = "/__fake/render"
 # The real uploads go elsewhere (Gemini: content-push.googleapis.com, SITE-FACTS G7.5; ChatGPT:
 # undocumented); the fakes serve only their own hosts, so both pages upload here.
 UPLOAD_PATH = "/__fake/upload"
@@ -107,6 +118,29 @@ def _report_endpoint(controller: SiteController) -> Route:
     return Route(REPORT_PATH, report, methods=["POST"])
 
 
+def _render_endpoint(controller: SiteController) -> Route:
+    async def render(request: Request) -> Response:
+        """``{markdown, site?, copy_code?}`` → ``{blocks}``: the HTML of each top-level block
+        as the site (by default this one) shows it (:func:`~bridge.fakes.render.render_blocks`)."""
+        try:
+            body = json.loads(await request.body())
+            markdown = body["markdown"]
+            site = body.get("site") or controller.site
+            copy_code = body.get("copy_code") or "Copy code"
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return JSONResponse({"error": "bad render request"}, status_code=400)
+        if site not in ("chatgpt", "gemini"):
+            return JSONResponse({"error": f"unknown site {site!r}"}, status_code=400)
+        if not isinstance(markdown, str) or not isinstance(copy_code, str):
+            return JSONResponse({"error": "bad render request"}, status_code=400)
+        # A long answer takes tens of milliseconds: off the loop that streams the answers.
+        flavor: Site = "chatgpt" if site == "chatgpt" else "gemini"
+        blocks = await run_in_threadpool(render_blocks, markdown, flavor, copy_code)
+        return JSONResponse({"blocks": list(blocks)})
+
+    return Route(RENDER_PATH, render, methods=["POST"])
+
+
 def _upload_endpoint(controller: SiteController, live: Live | None) -> Route:
     async def upload(request: Request) -> Response:
         """A file the page uploads: its bytes as the body, its name in ``x-fake-file-name``
@@ -126,10 +160,11 @@ def _upload_endpoint(controller: SiteController, live: Live | None) -> Route:
 
 
 def common_routes(controller: SiteController, live: Live | None = None) -> list[Route]:
-    """The routes every fake site has besides its own: static scripts, the report sink and
-    the upload endpoint."""
+    """The routes every fake site has besides its own: static scripts, the report sink, the
+    markdown renderer and the upload endpoint."""
     return [
         Route(STATIC_PREFIX + "{name}", _static, methods=["GET"]),
         _report_endpoint(controller),
+        _render_endpoint(controller),
         _upload_endpoint(controller, live),
     ]

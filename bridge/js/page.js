@@ -205,13 +205,39 @@
     /~~(?=\S)[^~]*?\S~~/g,
     /(?<![\\$])\$(?=[^\s$])[^$]*?[^\s$\\]\$(?![\d$])/g, // $math$
   ];
+  // CommonMark's flanking rules: a run of `*`, `_` or `~` opens emphasis only when
+  // left-flanking and closes it only when right-flanking (punctuation is Unicode P or S). A
+  // pair the rules cannot read as emphasis (`：**量子（キュービット）**は`: the closer sits
+  // between a bracket and a letter) shows as written and needs no escape.
+  const PUNCTUATION = /[\p{P}\p{S}]/u;
+  const SPACE = /\s/u;
+  /** The character (a whole code point) at `i`, a space past either end. */
+  const charAt = (/** @type {string} */ text, /** @type {number} */ i) =>
+    i >= 0 && i < text.length ? String.fromCodePoint(/** @type {number} */ (text.codePointAt(i))) : ' ';
+  /** The character before `i` (a surrogate pair read whole). */
+  const charBefore = (/** @type {string} */ text, /** @type {number} */ i) =>
+    charAt(text, i > 1 && /[\udc00-\udfff]/.test(text[i - 1]) ? i - 2 : i - 1);
+  /**
+   * Whether the run text[start, end) is left- (opening) or right-flanking (closing).
+   * @param {string} text @param {number} start @param {number} end @param {boolean} opening
+   */
+  function flanking(text, start, end, opening) {
+    const [near, far] = opening
+      ? [charAt(text, end), charBefore(text, start)]
+      : [charBefore(text, start), charAt(text, end)];
+    return !SPACE.test(near) && (!PUNCTUATION.test(near) || SPACE.test(far) || PUNCTUATION.test(far));
+  }
+
   function escapeText(text) {
     let out = text.replace(/\\(?=[!-/:-@[-`{-~])/g, '\\\\');
     for (const re of ESCAPES) {
-      out = out.replace(re, (m) => {
+      out = out.replace(re, (m, at, whole) => {
         // Both match: every pattern above starts and ends with a marker.
         const lead = /** @type {RegExpExecArray} */ (/^[`*_~$]+/.exec(m))[0];
         const tail = /** @type {RegExpExecArray} */ (/[`*_~$]+$/.exec(m))[0];
+        const end = at + m.length;
+        if (/^[*_~]/.test(lead) && !(flanking(whole, at, at + lead.length, true) &&
+            flanking(whole, end - tail.length, end, false))) return m;
         const esc = (s) => s.replace(/[`*_~$]/g, '\\$&');
         return esc(lead) + m.slice(lead.length, m.length - tail.length) + esc(tail);
       });
@@ -298,15 +324,18 @@
   function inlineOf(nodes) {
     let out = '';
     let text = '';
-    let box = false; // right after a task box ("[x] "), whose space is written already
+    // Right after a task box ("[x] "), whose space is written already, or a <br>, whose line
+    // break is: the whitespace a renderer puts there (CommonMark renderers write "<br>\n")
+    // shows nothing, and written out it would end the paragraph.
+    let lead = false;
     for (const node of nodes) {
       if (node.nodeType === Node.TEXT_NODE) {
-        text += box && !text ? node.textContent.replace(/^\s+/, '') : node.textContent;
+        text += lead && !text ? node.textContent.replace(/^\s+/, '') : node.textContent;
         continue;
       }
       out += escapeText(text) + inlineNode(node);
       text = '';
-      box = node.tagName === 'INPUT' && node.type === 'checkbox';
+      lead = (node.tagName === 'INPUT' && node.type === 'checkbox') || node.tagName === 'BR';
     }
     return out + escapeText(text);
   }

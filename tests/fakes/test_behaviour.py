@@ -1,11 +1,13 @@
-"""The fake sites' answers are pure functions of the question, so tests can assert exactly."""
+"""The fake sites' answers: realistic corpus texts chosen for the question (or, asked for, about
+something else), deterministic so tests can assert exactly."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridge.fakes.behaviour import (
@@ -13,8 +15,12 @@ from bridge.fakes.behaviour import (
     answer_lines,
     answer_markdown,
     asks_for_code,
+    chosen_answer,
     keywords,
 )
+from bridge.fakes.corpus import corpus
+
+BY_NAME = {answer.name: answer for answer in corpus()}
 
 
 def test_the_same_question_always_gets_the_same_answer() -> None:
@@ -23,11 +29,23 @@ def test_the_same_question_always_gets_the_same_answer() -> None:
     assert answer_markdown(question) != answer_markdown(question + " please")
 
 
-def test_the_answer_restates_the_questions_keywords() -> None:
-    answer = answer_markdown("Explain the difference between TCP and UDP")
-    assert answer.startswith("Here is an answer about difference, TCP and UDP.")
-    for word in ("difference", "TCP", "UDP"):
-        assert f"- **{word}**: the key point about {word}." in answer
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("Explain the difference between TCP and UDP", "15-table-alignment"),
+        ("How do I merge two dictionaries in Python?", "56-python-merge-dicts"),
+        ("Explain Python decorators in one sentence.", "54-python-decorators"),
+        ("What is a Python context manager?", "53-python-with-statement"),
+        ("Explain Rust lifetimes briefly.", "06-rust-lifetimes"),
+        ("Pythonで非同期にファイルを読む方法を教えてください。", "48-python-async-files-japanese"),
+    ],
+)
+def test_the_answer_is_the_corpus_text_about_the_question(question: str, name: str) -> None:
+    """Not the question's words handed back: a text written for (nearly) that question."""
+    assert chosen_answer(question).name == name
+    answer = answer_markdown(question)
+    assert answer.startswith(BY_NAME[name].markdown + "\n\nReference: fake-")
+    assert not answer.startswith("Here is an answer")
 
 
 @pytest.mark.parametrize(
@@ -37,6 +55,7 @@ def test_the_answer_restates_the_questions_keywords() -> None:
         ("TCP tcp Tcp", ["TCP"]),
         ("TypeScriptの型ガードの書き方を教えて", ["TypeScript", "型ガード"]),
         ("a an the", []),
+        ("Explain Python decorators in one sentence, briefly", ["Python", "decorators"]),
     ],
 )
 def test_keywords_are_content_words_in_order_without_repeats(
@@ -45,52 +64,57 @@ def test_keywords_are_content_words_in_order_without_repeats(
     assert keywords(question) == expected
 
 
-def test_a_question_without_keywords_still_gets_an_answer() -> None:
-    assert answer_markdown("Why?").startswith("Here is an answer about question.")
+def test_a_question_without_keywords_still_gets_a_whole_answer() -> None:
+    answer = answer_markdown("Why?")
+    assert answer.startswith(chosen_answer("Why?").markdown)
+    assert len(answer) > 100
 
 
-def test_japanese_questions_get_japanese_phrasing() -> None:
-    answer = answer_markdown("再帰について詳しく説明して")
-    assert answer.startswith("「再帰」「説明」についてお答えします。")
+def test_japanese_questions_get_japanese_answers() -> None:
+    for question in ("再帰について詳しく説明して", "富士山の高さは？", "量子コンピュータとは"):
+        assert re.search(r"[\u3040-\u30ff]", chosen_answer(question).question), question
+    assert chosen_answer("富士山の高さは？").name == "31-japanese-short"
 
 
 @pytest.mark.parametrize(
-    ("question", "language"),
+    "question",
     [
-        ("Write a function that reverses a list", "python"),
-        ("Show me JavaScript code to debounce a handler", "javascript"),
-        ("Write a bash script that counts lines", "bash"),
-        ("再帰のコードを書いて", "python"),
+        "Write a function that reverses a list",
+        "Show me JavaScript code to debounce a handler",
+        "Write a bash script that counts lines",
+        "再帰のコードを書いて",
     ],
 )
-def test_a_question_asking_for_code_gets_a_fenced_block(question: str, language: str) -> None:
+def test_a_question_asking_for_code_gets_a_fenced_block(question: str) -> None:
     assert asks_for_code(question)
-    answer = answer_markdown(question)
-    assert f"\n```{language}\n" in answer
-    assert answer.count("```") == 2
+    assert "\n```" in answer_markdown(question)
 
 
-def test_a_question_not_asking_for_code_gets_no_code_block() -> None:
-    question = "What are the three primary colors?"
-    assert not asks_for_code(question)
-    assert "```" not in answer_markdown(question)
+def test_an_off_topic_answer_is_a_whole_answer_about_something_else() -> None:
+    question = "How do I merge two dictionaries in Python?"
+    on = answer_markdown(question)
+    off = answer_markdown(question, Behaviour(off_topic=True))
+    assert off == answer_markdown(question, Behaviour(off_topic=True))  # deterministic
+    assert off != on and off.endswith(on.rsplit("\n\n", 1)[1])  # same reference line
+    text = off.lower()
+    assert len(off) > 300
+    assert not any(word in text for word in ("python", "merg", "dictionar"))
+    # In the question's language, as a confused site would still answer.
+    japanese = "Pythonで非同期にファイルを読む方法を教えてください。"
+    off_ja = chosen_answer(japanese, off_topic=True)
+    assert re.search(r"[\u3040-\u30ff]", off_ja.markdown) and "ファイル" not in off_ja.markdown
 
 
-def test_long_answers_are_tens_of_kilobytes_and_each_part_differs() -> None:
-    answer = answer_markdown("Explain caching strategies", Behaviour(length="long"))
-    assert 20_000 < len(answer.encode()) < 100_000
-    assert answer.count("## Part ") > 50
-    parts = answer.split("## Part ")[1:]
-    assert len(set(parts)) == len(parts)
-
-
-def test_long_answers_keep_the_short_answers_content() -> None:
+def test_long_answers_are_the_chosen_answer_then_tens_of_kilobytes() -> None:
     question = "Write Python code to merge two sorted lists"
     short = answer_markdown(question)
     long = answer_markdown(question, Behaviour(length="long"))
-    head = short.rsplit("\n\nReference:", 1)[0]
-    assert long.startswith(head)
-    assert long.endswith(short.rsplit("\n\n", 1)[1])
+    assert 20_000 < len(long.encode()) < 100_000
+    head, reference = short.rsplit("\n\n", 1)
+    assert long.startswith(head + "\n\n# Backend engineering handbook")
+    assert long.endswith("\n\n" + reference)
+    japanese = answer_markdown("再帰について説明して", Behaviour(length="long"))
+    assert "# バックエンド開発ガイド" in japanese
 
 
 def test_an_answer_set_per_test_is_used_verbatim() -> None:
@@ -145,10 +169,16 @@ def test_german_is_a_locale() -> None:
     assert Behaviour(locale="de").locale == "de"
 
 
-@given(st.text(max_size=200))
-def test_any_question_gets_a_deterministic_answer_with_visible_lines(question: str) -> None:
-    answer = answer_markdown(question)
-    assert answer == answer_markdown(question)
+# No deadline: the first example loads the corpus and builds the markdown parser, and a busy
+# machine makes any one example slow; the property is about the answers, not their speed.
+@settings(deadline=None)
+@given(st.text(max_size=200), st.booleans())
+def test_any_question_gets_a_deterministic_answer_with_visible_lines(
+    question: str, off_topic: bool
+) -> None:
+    behaviour = Behaviour(off_topic=off_topic)
+    answer = answer_markdown(question, behaviour)
+    assert answer == answer_markdown(question, behaviour)
     lines = answer_lines(answer)
     assert lines[-1].startswith("Reference: fake-")
     assert all(line and line == line.strip() for line in lines)
@@ -179,3 +209,6 @@ def test_default_behaviour_is_fast() -> None:
     assert behaviour.state == "ok"
     chunks = len(answer_markdown("Explain TCP and UDP")) / behaviour.chunk_chars
     assert chunks * behaviour.chunk_interval_ms < 500
+    # Most chosen answers stream within half a second at the default pace.
+    typical = sorted(len(a.markdown) for a in corpus())[len(corpus()) // 2]
+    assert typical / behaviour.chunk_chars * behaviour.chunk_interval_ms < 500

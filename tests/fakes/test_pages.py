@@ -170,10 +170,34 @@ async def ask_chatgpt(tab: CdpSession, text: str) -> None:
     await js(tab, f"{SEND}.click()")
 
 
+MERGE_ANSWER = """Walk both lists with two indices and always take the smaller head:
+
+- it runs in $O(n + m)$ time;
+- it keeps equal items in their original order (a *stable* merge).
+
+```python
+def merge(a, b):
+    i = j = 0
+    out = []
+    while i < len(a) and j < len(b):
+        if a[i] <= b[j]:
+            out.append(a[i])
+            i += 1
+        else:
+            out.append(b[j])
+            j += 1
+    return out + a[i:] + b[j:]
+```
+
+The standard library does the same lazily with `heapq.merge(a, b)`."""
+
+
 async def test_chatgpt_streams_an_answer_typed_with_insert_text(
     fakes: FakeSites, new_tab: NewTab
 ) -> None:
-    fakes.chatgpt.set_behaviour(Behaviour(chunk_chars=12, chunk_interval_ms=10))
+    fakes.chatgpt.set_behaviour(
+        Behaviour(answer=MERGE_ANSWER, chunk_chars=12, chunk_interval_ms=10)
+    )
     tab = await open_chatgpt(new_tab)
     # An empty composer: the voice-mode button in the submit slot, no send button [C1.11].
     idle = await js(
@@ -517,6 +541,7 @@ async def test_chatgpt_stop_while_thinking_ends_with_stopped_thinking(
 async def test_chatgpt_background_tab_hides_text_until_focus_is_emulated(
     fakes: FakeSites, new_tab: NewTab
 ) -> None:
+    fakes.chatgpt.queue(Behaviour(answer="A hidden tab gets no frames.\n\n- so no text\n- yet"))
     tab = await open_chatgpt(new_tab, active=False)
     assert await js(tab, "[document.hidden, document.visibilityState]") == [True, "hidden"]
     question = "Explain background tab rendering"
@@ -825,14 +850,16 @@ async def test_pages_render_markdown_as_answer_lines_describes(
         *(_random_markdown(rng) for _ in range(150)),
     ]
     tab = await open_chatgpt(new_tab)
-    rendered = await js(
-        tab,
-        f"{json.dumps(documents)}.map((markdown) => {{"
+    rendered = await tab.evaluate(
+        f"(async () => {{ {HELPERS} const out = [];"
+        f" for (const markdown of {json.dumps(documents)}) {{"
         " const box = document.createElement('div'); box.className = 'markdown';"
         " document.body.append(box);"
         f" const view = new FakeKit.MarkdownView(box, {{ site: {json.dumps(site)} }});"
-        " view.update(markdown); view.fill();"
-        " const text = answerText(box); box.remove(); return text; })",
+        " await view.update(markdown); view.fill();"
+        " out.push(answerText(box)); box.remove(); } return out; })()",
+        await_promise=True,
+        timeout=scaled(60),
     )
     for markdown, text in zip(documents, rendered, strict=True):
         assert lines(text) == answer_lines(markdown), markdown
@@ -845,23 +872,23 @@ async def test_pages_render_gfm_structures(fakes: FakeSites, new_tab: NewTab) ->
         "```rust\nfn main() {}\n```"
     )
     tab = await open_chatgpt(new_tab)
-    found = await js(
-        tab,
-        "(() => { const box = document.createElement('div'); document.body.append(box);"
+    found = await tab.evaluate(
+        "(async () => { const box = document.createElement('div'); document.body.append(box);"
         " const view = new FakeKit.MarkdownView(box, { site: 'gemini' });"
-        f" view.update({json.dumps(markdown)}); view.fill();"
+        f" await view.update({json.dumps(markdown)}); view.fill();"
         " const has = (s) => box.querySelectorAll(s).length;"
         " const out = {"
         "  task: has('ul > li > input[type=checkbox][disabled][checked]'),"
         "  nested: has('ul > li > ul > li'), table: has('table > thead > tr > th'),"
         "  right: box.querySelector('th:last-child').style.textAlign,"
-        "  quote: has('blockquote > p'), hr: has('hr'), del: has('del'), link: has('a[href]'),"
+        "  quote: has('blockquote > p'), hr: has('hr'), strike: has('s'), link: has('a[href]'),"
         "  tex: [...box.querySelectorAll('span.katex annotation[encoding=\"application/x-tex\"]')]"
         "    .map((a) => a.textContent),"
         "  display: has('span.katex-display > span.katex'),"
         "  code: box.querySelector('.code-block > .code-block-decoration')?.textContent,"
         "  lang: has('.code-block pre > code.language-rust') };"
         " box.remove(); return out; })()",
+        await_promise=True,
     )
     assert found == {
         "task": 1,
@@ -870,7 +897,7 @@ async def test_pages_render_gfm_structures(fakes: FakeSites, new_tab: NewTab) ->
         "right": "right",
         "quote": 1,
         "hr": 1,
-        "del": 1,
+        "strike": 1,
         "link": 1,
         "tex": ["x^2", "E = mc^2"],
         "display": 1,
@@ -1020,7 +1047,7 @@ async def ask_gemini(tab: CdpSession, text: str) -> None:
 
 
 async def test_gemini_lives_in_the_light_dom(fakes: FakeSites, new_tab: NewTab) -> None:
-    fakes.gemini.set_behaviour(Behaviour(chunk_chars=10, chunk_interval_ms=30))
+    fakes.gemini.set_behaviour(Behaviour(chunk_chars=40, chunk_interval_ms=30))
     tab = await open_gemini(new_tab)
     assert await js(tab, "qa('*').some((e) => e.shadowRoot)") is False
     # Empty box: the microphone, no send button [G1.4].
@@ -1126,8 +1153,8 @@ async def test_gemini_stuck_state_never_completes(fakes: FakeSites, new_tab: New
     with pytest.raises(TimeoutError):
         await completed(fakes.gemini, question, timeout=1.0)
     assert await js(tab, f"{GEMINI_STOP} !== null && !{FOOTER_DONE}")
-    shown = await js(tab, f"{RESPONSE_MARKDOWN}.innerText")
-    assert shown == record.answer[: Behaviour().chunk_chars].strip()
+    shown = await js(tab, f"answerText({RESPONSE_MARKDOWN})")
+    assert lines(shown) == answer_lines(record.answer[: Behaviour().chunk_chars])
 
 
 async def test_gemini_stop_button_stops_the_answer(fakes: FakeSites, new_tab: NewTab) -> None:

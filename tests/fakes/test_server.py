@@ -716,3 +716,28 @@ async def test_python_m_bridge_fakes_prints_the_flags_and_stops_on_ctrl_c() -> N
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+# -- the pages' markdown renderer ---------------------------------------------------------------
+
+
+def test_render_serves_each_site_s_markup_per_top_level_block(fakes: FakeSites) -> None:
+    markdown = "Intro\n\n```py\nx = 1\n```"
+    chatgpt = request(fakes, CHATGPT, "POST", "/__fake/render", json.dumps({"markdown": markdown}))
+    assert chatgpt.status == 200
+    [paragraph, code] = chatgpt.json()["blocks"]
+    assert paragraph == '<p data-start="0" data-end="5">Intro</p>'
+    assert code.startswith('<pre data-start="7" data-end="22"><div><div>py</div><button')
+    # The site defaults to the host's; a page may name the other and its own button text.
+    body = {"markdown": markdown, "site": "chatgpt", "copy_code": "コードをコピーする"}
+    gemini = request(fakes, GEMINI, "POST", "/__fake/render", json.dumps(body)).json()
+    assert "コードをコピーする" in gemini["blocks"][1]
+    plain = request(fakes, GEMINI, "POST", "/__fake/render", json.dumps({"markdown": markdown}))
+    assert plain.json()["blocks"][1].startswith('<div class="code-block">')
+
+
+def test_bad_render_requests_are_refused(fakes: FakeSites) -> None:
+    for body in ("not json", "[]", json.dumps({"markdown": 1}), json.dumps({"site": "chatgpt"})):
+        assert request(fakes, CHATGPT, "POST", "/__fake/render", body).status == 400, body
+    unknown = json.dumps({"markdown": "x", "site": "bard"})
+    assert request(fakes, CHATGPT, "POST", "/__fake/render", unknown).status == 400

@@ -87,7 +87,7 @@ async def test_both_reports_each_side_even_when_one_fails(bridge: Bridge, fakes:
         )
     assert not result.is_error  # one answer is still an answer
     text = result.content[0].text  # type: ignore[union-attr]
-    assert "## ChatGPT\n\nHere is an answer" in text
+    assert f"## ChatGPT\n\n{fakes.chatgpt.records[-1].answer.splitlines()[0]}" in text
     assert "## Gemini\n\n(error [rate_limited]" in text
     data = result.structured_content or {}
     assert data["gemini"]["error"]["code"] == "rate_limited"

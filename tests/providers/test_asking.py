@@ -77,8 +77,8 @@ async def test_existing_chat_never_returns_the_previous_answer(
     second = await bridge.ask(provider, "Explain Rust lifetimes briefly.")  # type: ignore[arg-type]
     assert second.used.tab == "session"
     assert second.url == first.url  # same conversation
-    assert "Rust" in second.answer and "Rust" not in first.answer
-    assert "generators" not in second.answer
+    assert "lifetime" in second.answer and "lifetime" not in first.answer
+    assert "generator" not in second.answer
 
 
 @pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
@@ -172,7 +172,7 @@ async def test_background_tab_text_is_revealed_without_stealing_focus(
     chatgpt = next(t for t in tabs.values() if t.url == result.url)
     assert not chatgpt.active  # bridge opened it in the background and left it there
     assert result.used.focus_emulated and not result.used.brought_to_front
-    assert result.answer.startswith("Here is an answer")
+    assert result.answer.startswith(_first_line(fakes.chatgpt.records[-1].answer))
 
 
 @pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
@@ -345,7 +345,7 @@ async def test_ask_both_one_side_failing_keeps_the_other_answer(
     fakes.gemini.queue(Behaviour(state="rate_limited"))
     both = await bridge.ask_both(QUESTION, new_chat=True)
     assert isinstance(both.errors["gemini"], RateLimited)
-    assert both.results["chatgpt"].answer.startswith("Here is an answer")
+    assert both.results["chatgpt"].answer.startswith(_first_line(fakes.chatgpt.records[-1].answer))
     payload = both.to_dict()
     assert payload["gemini"]["error"]["code"] == "rate_limited"
     assert payload["chatgpt"]["answer"]

@@ -1,13 +1,15 @@
-"""A corpus of answers shaped like ChatGPT's and Gemini's, for markdown-fidelity tests.
+"""A corpus of answers shaped like ChatGPT's and Gemini's: what the fake sites answer with
+(``bridge.fakes.behaviour.chosen_answer`` picks one for each question), and the
+markdown-fidelity tests' material.
 
 Each ``NN-slug.md`` file here is one answer: a first line ``<!-- question: … -->`` naming the
 question it answers, then the answer's markdown exactly. Together they cover what the sites'
 answers contain (fenced code in many languages, GFM tables, nested and task lists, quotes,
 headings, inline styles, links and images, LaTeX math, rules, entities, emoji, Japanese, very
-short answers), so a reader of the answer (the network parsers of
-``bridge.providers.streams``, the DOM extraction) can be held to reproduce each one. Two very
-long answers (over 50 000 characters) are generated here from varied pieces instead of being
-stored.
+short answers, and the questions the scenario catalogue, the demo and the tests ask), so a
+reader of the answer (the network parsers of ``bridge.providers.streams``, the DOM
+extraction) can be held to reproduce each one. Two very long answers (over 50 000 characters)
+are generated here from varied pieces instead of being stored.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@
 'use strict';
 
 (() => {
-  const { el, svgIcon, nowEpoch, report, copyText, MarkdownView, textChunks, readParagraphs,
-    isObject, DeltaDocument } = FakeKit;
+  const { el, svgIcon, nowEpoch, report, copyText, MarkdownView, renderMarkdown, textChunks,
+    readParagraphs, isObject, DeltaDocument } = FakeKit;
   const config = FakeKit.config();
 
   const EN = {
@@ -168,9 +168,14 @@
   document.addEventListener('visibilitychange', () => { if (canRender()) fillWaitingText(); });
   window.addEventListener('focus', () => { if (canRender()) fillWaitingText(); });
 
-  /** @param {HTMLElement} container */
-  const markdownView = (container) =>
-    new MarkdownView(container, { site: 'chatgpt', copyCode: TEXT.copyCode });
+  /** @type {{site: 'chatgpt', copyCode: string}} */
+  const FLAVOR = { site: 'chatgpt', copyCode: TEXT.copyCode };
+
+  /**
+   * @param {HTMLElement} container
+   * @param {(view: InstanceType<typeof MarkdownView>) => void} [onRender]
+   */
+  const markdownView = (container, onRender) => new MarkdownView(container, FLAVOR, onRender);
 
   // ---- the composer ------------------------------------------------------------------------------
 
@@ -510,13 +515,16 @@
       button('bad-response-turn-action-button', TEXT.bad), read);
   }
 
-  /** @param {string} markdown @param {string} [messageId] the read conversation's [C7.8] */
-  function addHistoryAnswer(markdown, messageId) {
+  /**
+   * @param {string} markdown @param {string[]} blocks its rendering, made beforehand
+   * @param {string} [messageId] the read conversation's [C7.8]
+   */
+  function addHistoryAnswer(markdown, blocks, messageId) {
     const { turn, message } = addAssistantTurn(messageId || crypto.randomUUID());
     const body = markdownBody();
     message.append(body);
     const view = markdownView(body);
-    view.update(markdown);
+    view.show(markdown, blocks);
     showText(view, () => {});
     turn.append(turnActions(() => markdown));
   }
@@ -575,6 +583,8 @@
     } catch (error) {
       if (!gen.stopped) showError(gen);
     }
+    // The last rendering in before the final state: the turn is complete with its text.
+    await gen.view?.settled();
     finish(gen);
   }
 
@@ -673,7 +683,7 @@
     if (!gen.body) {
       gen.body = markdownBody();
       message.append(gen.body);
-      gen.view = markdownView(gen.body);
+      gen.view = markdownView(gen.body, (view) => rendered(gen, view));
     }
     return gen.body;
   }
@@ -737,16 +747,23 @@
     }
     if (text === gen.markdown) return;
     gen.markdown = text;
-    const view = /** @type {InstanceType<typeof MarkdownView>} */ (gen.view);
-    view.update(text);
+    /** @type {InstanceType<typeof MarkdownView>} */ (gen.view).update(text);
+  }
+
+  /**
+   * A rendering of the answer is in, as shells: its text goes in when the page can show it
+   * (the background-tab quirk), and the page reports what it showed.
+   * @param {Generation} gen @param {InstanceType<typeof MarkdownView>} view
+   */
+  function rendered(gen, view) {
     const shownAt = nowEpoch(); // before any report: a report's fetch takes time of its own
     showText(view, () => {
-      if (!gen.visibleReported && view.hasText) {
+      if (!gen.failed && !gen.visibleReported && view.hasText) {
         gen.visibleReported = true;
         report(gen.questionId, 'text_visible', nowEpoch());
       }
     });
-    if (!gen.firstReported && view.rendered.length) {
+    if (!gen.failed && !gen.firstReported && view.rendered.length) {
       gen.firstReported = true;
       report(gen.questionId, 'first_token', shownAt);
     }
@@ -767,9 +784,6 @@
     const body = ensureBody(gen);
     body.classList.remove('result-thinking');
     gen.markdown = TEXT.error;
-    const view = /** @type {InstanceType<typeof MarkdownView>} */ (gen.view);
-    view.update(TEXT.error);
-    showText(view, () => {});
     // Only the pattern button[data-testid*=regenerate] is documented [C2.8].
     const retry = el('button', { type: 'button', 'data-testid': 'regenerate-button' }, TEXT.retry);
     retry.addEventListener('click', () => {
@@ -777,7 +791,9 @@
       gen.turn?.remove();
       ask(gen.text, true);
     });
-    gen.turn?.append(retry);
+    // The button comes after the text, as the turn ends.
+    /** @type {InstanceType<typeof MarkdownView>} */ (gen.view).update(TEXT.error)
+      .then(() => gen.turn?.append(retry));
   }
 
   /** The final state for a question: the submit slot back to idle, then report. */
@@ -878,12 +894,16 @@
       thread.append(el('p', {}, TEXT.notFound));
       return;
     }
+    const turns = historyTurns(await response.json());
+    // Rendered before any turn is shown, so the conversation appears whole, at once.
+    const renderings = await Promise.all(turns.map((turn) =>
+      turn.role === 'assistant' && !turn.inProgress ? renderMarkdown(turn.text, FLAVOR) : []));
     let question = '';
-    for (const { role, text, id: messageId, inProgress } of historyTurns(await response.json())) {
+    turns.forEach(({ role, text, id: messageId, inProgress }, index) => {
       if (role === 'user') addUserTurn(question = text, messageId);
       else if (inProgress) ask(question, false, true); // still being written: follow it
-      else addHistoryAnswer(text, messageId);
-    }
+      else addHistoryAnswer(text, renderings[index], messageId);
+    });
   }
 
   /** The sidebar's conversations, newest first [C5.2]: `a[data-testid="history-item-N"]`

@@ -9,7 +9,8 @@
 'use strict';
 
 (() => {
-  const { el, svgIcon, nowEpoch, report, MarkdownView, readParagraphs, FrameReader } = FakeKit;
+  const { el, svgIcon, nowEpoch, report, MarkdownView, renderMarkdown, readParagraphs,
+    FrameReader } = FakeKit;
   const parse = FakeKit.parseJson;
   const config = FakeKit.config();
 
@@ -231,6 +232,9 @@
     return exchange;
   }
 
+  /** @type {{site: 'gemini'}} */
+  const FLAVOR = { site: 'gemini' };
+
   /**
    * model-response → .response-container → header ("Gemini said"), .response-content →
    * message-content.model-response-text → div.markdown, then .response-footer [G2.4–G2.7].
@@ -250,7 +254,9 @@
         content, footer));
     exchange.append(response);
     scrollToEnd();
-    return { response, content, message, footer, view: new MarkdownView(markdown, { site: 'gemini' }) };
+    // Gemini's page puts the text in at once (no background-tab quirk documented).
+    const view = new MarkdownView(markdown, FLAVOR, (v) => v.fill());
+    return { response, content, message, footer, view };
   }
 
   /** @param {HTMLElement} message @param {string} responseId r_… */
@@ -584,8 +590,15 @@
   function showAnswer(gen, text) {
     if (text === gen.latest) return;
     gen.latest = text;
-    gen.content.querySelector('[role="progressbar"]')?.remove();
     gen.view.update(text);
+  }
+
+  /**
+   * A rendering of the text is in: the spinner gives way to it, and the page reports.
+   * @param {Generation} gen
+   */
+  function rendered(gen) {
+    gen.content.querySelector('[role="progressbar"]')?.remove();
     gen.view.fill();
     const shownAt = nowEpoch();
     if (!gen.shown && gen.view.hasText) {
@@ -650,6 +663,7 @@
       response, content, message, footer, view, conversationId: null, latest: '',
       errorCode: null, shown: false,
     };
+    view.onRender = () => rendered(gen);
     generation = gen;
     updateButtons();
     const request = [[text, 0, null, takeAttachments(), null, null, 0], [config.locale],
@@ -667,6 +681,8 @@
     } else if (status !== 200 || (gen.errorCode !== null && !gen.latest)) {
       showAnswer(gen, TEXT.error); // errors are ordinary model replies [G5.4]
     }
+    // The last rendering in before the final state: the reply is complete with its text.
+    await gen.view.settled();
     finish(gen);
   }
 
@@ -709,25 +725,31 @@
       chatHistory().append(el('p', {}, TEXT.notFound));
       return;
     }
+    /** @type {any[][]} */
+    const turns = [];
     for (const frame of new FrameReader().push(await reply.text() + '\n')) {
       for (const part of Array.isArray(frame) ? frame : []) {
         if (!Array.isArray(part) || part[0] !== 'wrb.fr' || typeof part[2] !== 'string') continue;
-        const turns = parse(part[2]);
-        for (const turn of Array.isArray(turns) ? turns : []) {
-          if (!Array.isArray(turn) || typeof turn[0] !== 'string') continue;
-          const exchange = addExchange(turn[0]);
-          if (typeof turn[1] !== 'string') continue;
-          const { content, message, footer, view } = addResponse(exchange);
-          nameResponse(message, hexId());
-          content.querySelector('[role="progressbar"]')?.remove();
-          view.update(turn[1]);
-          view.fill();
-          // An answer the server is still writing comes with a third element, false: it has
-          // no finished footer yet (how the real site shows one is not documented).
-          if (turn[2] !== false) complete(footer, content);
+        const found = parse(part[2]);
+        for (const turn of Array.isArray(found) ? found : []) {
+          if (Array.isArray(turn) && typeof turn[0] === 'string') turns.push(turn);
         }
       }
     }
+    // Rendered before any exchange is shown, so the conversation appears whole, at once.
+    const renderings = await Promise.all(turns.map((turn) =>
+      typeof turn[1] === 'string' ? renderMarkdown(turn[1], FLAVOR) : []));
+    turns.forEach((turn, index) => {
+      const exchange = addExchange(turn[0]);
+      if (typeof turn[1] !== 'string') return;
+      const { content, message, footer, view } = addResponse(exchange);
+      nameResponse(message, hexId());
+      content.querySelector('[role="progressbar"]')?.remove();
+      view.show(turn[1], renderings[index]);
+      // An answer the server is still writing comes with a third element, false: it has
+      // no finished footer yet (how the real site shows one is not documented).
+      if (turn[2] !== false) complete(footer, content);
+    });
     virtualize();
   }
 

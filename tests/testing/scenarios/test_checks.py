@@ -4,11 +4,15 @@ fake evidence) and the failure message."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bridge.fakes.behaviour import Behaviour, answer_markdown
 from bridge.providers.results import AskResult, Timings, Used
 from bridge.testing.scenarios.checks import (
     Check,
@@ -20,7 +24,7 @@ from bridge.testing.scenarios.checks import (
     stripped_markdown_length,
 )
 from bridge.testing.scenarios.loader import parse_scenario_file
-from bridge.testing.scenarios.model import Scenario
+from bridge.testing.scenarios.model import Scenario, render_question, template_variables
 from bridge.testing.scenarios.outcome import (
     FakeEvidence,
     ProviderOutcome,
@@ -311,3 +315,34 @@ def test_a_retry_is_a_second_attempt_on_the_same_clock() -> None:
         ("connect", 2, 200),
         ("wait", 2, 300),
     ]
+
+
+# -- the relevance check against the fake sites' answers ----------------------------------------
+
+CATALOGUE = Path(__file__).resolve().parents[3] / "scenarios"
+
+
+def _relevance_scenarios() -> list[Any]:
+    found = []
+    for path in sorted(CATALOGUE.glob("*.json")):
+        for scenario in parse_scenario_file(path.read_text(encoding="utf-8"), path.name).scenarios:
+            threshold = scenario.assertions_for(live=False).relevance_threshold
+            if threshold is not None:
+                found.append(pytest.param(scenario, threshold, id=scenario.id))
+    return found
+
+
+@pytest.mark.parametrize(("scenario", "threshold"), _relevance_scenarios())
+def test_each_catalogue_relevance_check_passes_the_fakes_answer_and_catches_an_off_topic_one(
+    scenario: Scenario, threshold: float
+) -> None:
+    """The fakes answer with realistic texts chosen for the question, not the question's
+    words handed back, so a relevance threshold means something against them: it passes the
+    answer about the question and fails a fluent one about something else (what a site that
+    misunderstood would say, ``Behaviour(off_topic=True)``)."""
+    keyword_text = render_question(scenario.template, {})  # as evaluate() measures it
+    for moment in (datetime(2026, 11, 23, tzinfo=UTC), datetime(2027, 2, 1, 8, 30, tzinfo=UTC)):
+        asked = render_question(scenario.template, template_variables(moment, scenario.id))
+        on_topic = relevance(keyword_text, answer_markdown(asked))
+        off_topic = relevance(keyword_text, answer_markdown(asked, Behaviour(off_topic=True)))
+        assert on_topic >= threshold > off_topic, (asked, on_topic, off_topic)

@@ -198,6 +198,38 @@ def test_a_failing_scenario_lists_every_check_and_the_answer_s_first_lines(
     assert "Traceback" not in out and "def _scenario_test" not in out  # the message only
 
 
+def test_the_relevance_check_catches_an_off_topic_answer_and_nothing_else_does(
+    project: pytest.Pytester,
+) -> None:
+    """A scenario can ask the fake for a fluent answer about something else (``off_topic``):
+    only its relevance check fails; the same scenario answered on topic passes."""
+    checks = {"minAnswerLength": 20, "relevanceThreshold": 0.3, "noEmptyMarkdown": True}
+    write(
+        project,
+        "scenarios/topic.json",
+        scenario("on-topic", assertions=checks),
+        scenario("off-topic", assertions=checks, fake={"chatgpt": {"off_topic": True}}),
+        scenario(
+            "off-topic-queued",
+            assertions=checks,
+            fake={"chatgpt": {"queue": [{"off_topic": True}]}},
+        ),
+    )
+    result = project.runpytest()
+    result.assert_outcomes(passed=1, failed=2)
+    records = by_id(only_report(project))
+    assert records["on-topic"]["outcome"] == "passed"
+    for name in ("off-topic", "off-topic-queued"):
+        failed = [c for c in records[name]["checks"] if not c["passed"]]
+        assert [(c["name"], c["provider"]) for c in failed] == [("relevanceThreshold", "chatgpt")]
+        on_topic = next(c for c in records["on-topic"]["checks"] if c["name"] == failed[0]["name"])
+        assert failed[0]["actual"] < 0.3 <= on_topic["actual"]
+        assert {c["name"] for c in records[name]["checks"]} >= {"fake.answer", "minAnswerLength"}
+    result.stdout.fnmatch_lines(
+        ["*FAIL relevanceThreshold[[]chatgpt[]]: actual 0.*, expected >= 0.3"]
+    )
+
+
 def test_an_unexpected_error_is_a_failed_check_with_the_typed_error(
     project: pytest.Pytester,
 ) -> None:
@@ -355,7 +387,7 @@ def test_the_report_holds_each_outcome_with_checks_timings_answer_and_summary(
     assert passed["file"] == "scenarios/report.json"
     assert passed["question"].startswith("How do I read files asynchronously in Python? ID:")
     chatgpt = passed["providers"]["chatgpt"]
-    assert chatgpt["answer_preview"].startswith("Here is an answer about")
+    assert chatgpt["answer_preview"].startswith("Python's built-in file API is blocking")
     assert set(chatgpt["timings"]) == {
         "connect_ms",
         "wait_input_ms",
