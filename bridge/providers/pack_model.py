@@ -3,9 +3,9 @@ that validates a pack, types it for the code, and is published as the JSON Schem
 checks an override with (``docs/schemas/pack.schema.json``, :func:`override_json_schema`).
 
 Each rule is written once, as a type or a constraint pydantic checks and the JSON Schema
-shows; :func:`_says` gives it the message a person editing the file can act on instead of
-pydantic's generic wording (bridge.providers.pack_problems places each message on its JSON
-path; tests/providers/test_pack.py pins the wording).
+shows; ``says`` (bridge.validation) gives it the message a person editing the file can act
+on instead of pydantic's wording, and bridge.providers.pack_problems places each message on
+its JSON path (tests/providers/test_pack.py pins the wording).
 
 A document is validated in one of two ways. *Complete* (a built-in pack, or the override
 merged over it): every required entry present. *Partial* (an override before the merge): a
@@ -16,7 +16,7 @@ entry. Built-in packs must also say every entry's evidence (``strict_evidence``)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
@@ -28,13 +28,11 @@ from pydantic import (
     Field,
     PrivateAttr,
     StringConstraints,
-    ValidationError,
     ValidationInfo,
-    ValidatorFunctionWrapHandler,
     WrapValidator,
     field_validator,
 )
-from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
+from pydantic_core import PydanticCustomError
 
 from bridge.providers.pack_checks import (
     compile_flags,
@@ -43,6 +41,7 @@ from bridge.providers.pack_checks import (
     regex_problem,
     type_name,
 )
+from bridge.validation import RULE, check, says
 
 __all__ = [
     "EXTRACTION_STEPS",
@@ -107,56 +106,11 @@ _URL = r"^https?://[^/\s]+/\S*$"
 # -- rules with their messages ---------------------------------------------------------------
 
 
-def _says(message: Callable[[Any], str]) -> WrapValidator:
-    """Pydantic's own check of the annotated type and its constraints, failing with
-    ``message(value)`` instead of pydantic's wording. Problems inside the value (an item of a
-    list, a key of an object) keep their own message and place."""
-
-    def wrap(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        try:
-            return handler(value)
-        except ValidationError as exc:
-            inside = [error for error in exc.errors() if error["loc"]]
-            if not inside:
-                raise PydanticCustomError("pack", message(value)) from None
-            # Only the items' own errors: a tuple with bad items is also "too short".
-            raise ValidationError.from_exception_data(
-                exc.title, [_again(e) for e in inside]
-            ) from None
-
-    return WrapValidator(wrap)
-
-
-def _again(error: ErrorDetails) -> InitErrorDetails:
-    """An error as it was, to raise again."""
-    if error["type"] == "pack":
-        kind: str | PydanticCustomError = PydanticCustomError("pack", error["msg"])
-    else:
-        kind = error["type"]
-    again = InitErrorDetails(type=kind, loc=error["loc"], input=error["input"])
-    if "ctx" in error:
-        again["ctx"] = error["ctx"]
-    return again
-
-
-def _check(problem: Callable[[Any], str | None]) -> AfterValidator:
-    """A rule no type says (a selector's brackets, a regex that compiles): ``problem`` names
-    what is wrong, or None."""
-
-    def check(value: Any) -> Any:
-        why = problem(value)
-        if why is not None:
-            raise PydanticCustomError("pack", why)
-        return value
-
-    return AfterValidator(check)
-
-
 def _not_text(value: object) -> str:
     return f"must be a non-empty string, not {value!r}"
 
 
-def _list_says(what: str) -> WrapValidator:
+def _listsays(what: str) -> WrapValidator:
     def message(value: object) -> str:
         if value == []:
             return (
@@ -165,7 +119,7 @@ def _list_says(what: str) -> WrapValidator:
             )
         return f"must be a list of {what}, not {type_name(value)}"
 
-    return _says(message)
+    return says(message)
 
 
 def _choice(names: tuple[str, ...], elsewhere: tuple[str, ...] = ()) -> WrapValidator:
@@ -178,7 +132,7 @@ def _choice(names: tuple[str, ...], elsewhere: tuple[str, ...] = ()) -> WrapVali
             return f"{value!r} is not one of the known names; {nearest(value, names)}"
         return f"{value!r} is not one of the known names; valid names: {', '.join(names)}"
 
-    return _says(message)
+    return says(message)
 
 
 def _unique(names: tuple[str, ...]) -> str | None:
@@ -196,40 +150,40 @@ def _string(value: object) -> str:
     return f"must be a string, not {type_name(value)}"
 
 
-Text = Annotated[str, StringConstraints(pattern=r"\S"), _says(_not_text)]
-TextList = Annotated[tuple[Text, ...], Field(min_length=1), _list_says("texts")]
+Text = Annotated[str, StringConstraints(pattern=r"\S"), says(_not_text)]
+TextList = Annotated[tuple[Text, ...], Field(min_length=1), _listsays("texts")]
 CssSelector = Annotated[
     str,
     StringConstraints(pattern=r"\S"),
-    _says(_not_text),
-    _check(lambda s: f"{s!r} {why}" if (why := css_problem(s)) else None),
+    says(_not_text),
+    check(lambda s: f"{s!r} {why}" if (why := css_problem(s)) else None),
     AfterValidator(str.strip),
 ]
 Language = Annotated[
     str,
     StringConstraints(pattern=_LANGUAGE),
-    _says(lambda _: 'is no language code like "en" or "ja"'),
+    says(lambda _: 'is no language code like "en" or "ja"'),
 ]
 Regex = Annotated[
     str,
     StringConstraints(min_length=1),
-    _says(lambda v: f"{v!r} {regex_problem(v)}"),
-    _check(lambda p: f"{p!r} {why}" if (why := regex_problem(p)) else None),
+    says(lambda v: f"{v!r} {regex_problem(v)}"),
+    check(lambda p: f"{p!r} {why}" if (why := regex_problem(p)) else None),
 ]
 Flags = Annotated[
     str,
     StringConstraints(pattern=r"^[ims]*$"),
-    _says(lambda v: f"flags {v!r} must be letters from 'ims'"),
+    says(lambda v: f"flags {v!r} must be letters from 'ims'"),
 ]
 UrlText = Annotated[
     str,
     StringConstraints(pattern=_URL),
-    _says(lambda v: f'{v!r} is no URL like "https://example.com/"'),
+    says(lambda v: f'{v!r} is no URL like "https://example.com/"'),
 ]
 HostName = Annotated[
     str,
     StringConstraints(pattern=_HOST),
-    _says(
+    says(
         lambda v: (
             _not_text(v)
             if not isinstance(v, str) or not v.strip()
@@ -238,7 +192,7 @@ HostName = Annotated[
     ),
 ]
 FactId = Annotated[
-    str, StringConstraints(pattern=_FACT_ID), _says(lambda v: f'{v!r} is no row id like "C1.5"')
+    str, StringConstraints(pattern=_FACT_ID), says(lambda v: f'{v!r} is no row id like "C1.5"')
 ]
 
 
@@ -256,13 +210,13 @@ class Entry(_Model):
     #: The entry's kind, as messages name it ("unknown key for a css entry").
     kind: ClassVar[str] = ""
 
-    evidence: Annotated[str | None, _says(_string)] = Field(None, validate_default=True)
+    evidence: Annotated[str | None, says(_string)] = Field(None, validate_default=True)
     """An anchor of docs/sites.md, or "none: <how bridge copes without evidence>"."""
     facts: Annotated[
-        tuple[FactId, ...], _says(lambda _: 'must be a list of SITE-FACTS row ids like "C1.5"')
+        tuple[FactId, ...], says(lambda _: 'must be a list of SITE-FACTS row ids like "C1.5"')
     ] = ()
     """SITE-FACTS row ids, such as "C1.5"."""
-    note: Annotated[str, _says(_string)] = ""
+    note: Annotated[str, says(_string)] = ""
     """More about the entry, for people."""
 
     _path: str = PrivateAttr("")
@@ -275,16 +229,16 @@ class Entry(_Model):
         if evidence is None:
             if strict:
                 raise PydanticCustomError(
-                    "pack",
+                    RULE,
                     "missing: name an anchor of docs/sites.md, or "
                     'write "none: <how bridge copes without evidence>"',
                 )
         elif evidence.startswith("none"):
             if not re.match(r"^none: \S.{8,}", evidence):
-                raise PydanticCustomError("pack", 'say why after "none: " (how bridge copes)')
+                raise PydanticCustomError(RULE, 'say why after "none: " (how bridge copes)')
         elif strict and not _ANCHOR.match(evidence):
             raise PydanticCustomError(
-                "pack",
+                RULE,
                 f"{evidence!r} is no anchor (lowercase-with-dashes) "
                 'and does not start with "none: "',
             )
@@ -316,7 +270,7 @@ class Entry(_Model):
 
 class Selectors(Entry):
     kind = "css"
-    css: Annotated[tuple[CssSelector, ...], Field(min_length=1), _list_says("selectors")]
+    css: Annotated[tuple[CssSelector, ...], Field(min_length=1), _listsays("selectors")]
     """CSS selectors, one per item, tried in order."""
 
 
@@ -325,7 +279,7 @@ class Texts(Entry):
     texts: Annotated[
         dict[Language, TextList],
         Field(min_length=1),
-        _says(
+        says(
             lambda v: (
                 "is empty: give at least one language"
                 if v == {}
@@ -371,12 +325,12 @@ class Url(Value):
 
 class UrlList(Value):
     kind = "urls"
-    value: Annotated[tuple[UrlText, ...], Field(min_length=1), _list_says("URLs")]
+    value: Annotated[tuple[UrlText, ...], Field(min_length=1), _listsays("URLs")]
 
 
 class HostList(Value):
     kind = "hosts"
-    value: Annotated[tuple[HostName, ...], Field(min_length=1), _list_says("host names")]
+    value: Annotated[tuple[HostName, ...], Field(min_length=1), _listsays("host names")]
 
 
 class Seconds(Value):
@@ -384,20 +338,20 @@ class Seconds(Value):
     value: Annotated[
         float,
         Field(gt=0, strict=True),
-        _says(lambda v: f"must be a number of seconds > 0, not {v!r}"),
+        says(lambda v: f"must be a number of seconds > 0, not {v!r}"),
     ]
 
 
 class Count(Value):
     kind = "int"
     value: Annotated[
-        int, Field(ge=0, strict=True), _says(lambda v: f"must be an integer >= 0, not {v!r}")
+        int, Field(ge=0, strict=True), says(lambda v: f"must be an integer >= 0, not {v!r}")
     ]
 
 
 class Switch(Value):
     kind = "bool"
-    value: Annotated[bool, Field(strict=True), _says(lambda v: f"must be true or false, not {v!r}")]
+    value: Annotated[bool, Field(strict=True), says(lambda v: f"must be true or false, not {v!r}")]
 
 
 class InputMethods(Value):
@@ -405,8 +359,8 @@ class InputMethods(Value):
     value: Annotated[
         tuple[Annotated[InputMethod, _choice(INPUT_METHOD_NAMES)], ...],
         Field(min_length=1, json_schema_extra={"uniqueItems": True}),
-        _list_says("names"),
-        _check(_unique),
+        _listsays("names"),
+        check(_unique),
     ]
 
 
@@ -415,8 +369,8 @@ class ExtractionSteps(Value):
     value: Annotated[
         tuple[Annotated[ExtractionStep, _choice(EXTRACTION_STEPS)], ...],
         Field(min_length=1, json_schema_extra={"uniqueItems": True}),
-        _list_says("names"),
-        _check(_unique),
+        _listsays("names"),
+        check(_unique),
     ]
 
 
@@ -571,11 +525,11 @@ class PackDocument(_Model):
     schema_: str | None = Field(None, alias="$schema")
     """The JSON Schema this file follows, for editors; bridge ignores it."""
     version: Annotated[
-        Literal[1], BeforeValidator(_exact_int), _says(lambda v: f"must be 1, not {v!r}")
+        Literal[1], BeforeValidator(_exact_int), says(lambda v: f"must be 1, not {v!r}")
     ]
-    provider: Annotated[str, _says(_string)]
+    provider: Annotated[str, says(_string)]
     """The provider the pack is for: its file name without ".json"."""
-    about: Annotated[str, _says(_string)] | None = None
+    about: Annotated[str, says(_string)] | None = None
     urls: Urls
     selectors: SelectorSet
     texts: TextSet
@@ -587,9 +541,7 @@ class PackDocument(_Model):
     def _provider(cls, named: str, info: ValidationInfo) -> str:
         provider = (info.context or {}).get("provider", named)
         if named != provider:
-            raise PydanticCustomError(
-                "pack", f"says {named!r} but the file is the {provider!r} pack"
-            )
+            raise PydanticCustomError(RULE, f"says {named!r} but the file is the {provider!r} pack")
         return named
 
     def sections(self) -> dict[str, _Section]:

@@ -81,7 +81,7 @@ def _message(
         if model is not None and issubclass(model, Entry):
             return f"must be an object with {model.value_keys()[0]!r}, not {type_name(value)}"
         return "missing section" if value is None else f"must be an object, not {type_name(value)}"
-    return error["msg"]  # our own message (type "pack"), or pydantic's for what we do not name
+    return error["msg"]  # our own message (a rule), or pydantic's for what we do not name
 
 
 def _path(loc: tuple[str | int, ...]) -> str:
