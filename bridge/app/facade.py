@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
 
-from bridge.app.jobs import Job, JobRunner, JobUnreadable
+from bridge.app.jobs import Job, JobRunner, JobStore, JobUnreadable
 from bridge.cdp.browser import Browser
 from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError, ProviderStuck
@@ -86,7 +86,8 @@ class Bridge:
         # The tab a running ask uses, so diagnosis tools can look at it without waiting.
         self._asking: dict[tuple[str, Provider], CdpSession] = {}
         # Long asks as jobs (docs/flows.md#jobs): their records, and the ones run here.
-        self.jobs = JobRunner(self)
+        self.jobs = JobStore(self.store.root)
+        self._runner = JobRunner(self, self.jobs)
 
     @property
     def file_policy(self) -> FilePolicy:
@@ -309,7 +310,7 @@ class Bridge:
         job = Job.new(
             provider, question, key, timeout_s, new_chat=new_chat, mode=_mode_or_none(mode)
         )
-        return await self.jobs.start(job, attachments)
+        return await self._runner.start(job, attachments)
 
     async def wait_job(
         self, job_id: str, wait: float = 0.0, *, on_progress: ProgressCallback | None = None
@@ -320,24 +321,24 @@ class Bridge:
         and watched to its end from its conversation (bridge.providers.resume); one that
         another live process runs is waited for through its lock. ``JobNotFound`` or
         ``JobUnreadable`` when there is no such job to read."""
-        return await self.jobs.wait(job_id, wait, on_progress=on_progress)
+        return await self._runner.wait(job_id, wait, on_progress=on_progress)
 
     def cancel_job(self, job_id: str) -> bool:
         """Stop a job this Bridge runs: its answer is stopped in the page and the job ends as
         ``cancelled``. False if it runs elsewhere or has ended."""
-        return self.jobs.cancel(job_id)
+        return self._runner.cancel(job_id)
 
     async def list_jobs(self, limit: int = 20) -> tuple[list[Job], list[JobUnreadable]]:
         """The newest jobs of this state directory (the ones running here as they are now),
         and the job files that cannot be read."""
-        return await self.jobs.list(limit)
+        return await self._runner.list(limit)
 
     def abandon_jobs(self) -> None:
         """The process is stopping: let go of the jobs it runs without recording an end. The
         sites finish those answers anyway; the next process collects them from their
         conversations, so a restart loses nothing (a tab closing as the browser stops must
         not be recorded as the job's failure)."""
-        self.jobs.abandon()
+        self._runner.abandon()
 
     async def collect_answer(
         self,

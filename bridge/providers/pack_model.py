@@ -278,7 +278,7 @@ class Texts(Entry):
     kind = "texts"
     texts: Annotated[
         dict[Language, TextList],
-        Field(min_length=1),
+        Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": _LANGUAGE}}),
         says(
             lambda v: (
                 "is empty: give at least one language"

@@ -79,9 +79,9 @@ class _RunningJob:
 class JobRunner:
     """The jobs of one state directory as this process runs and waits for them."""
 
-    def __init__(self, host: JobHost) -> None:
+    def __init__(self, host: JobHost, store: JobStore) -> None:
         self.host = host
-        self.store = JobStore(host.store.root)
+        self.store = store
         self._running: dict[str, _RunningJob] = {}
 
     def _spec(self, provider: Provider) -> ProviderSpec:

@@ -152,6 +152,12 @@ def _not_a_marker(tag: object) -> str:
     )
 
 
+def _not_an_id(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        return f"must be a non-empty string, not {value_kind(value)} {short(value)}"
+    return "must be letters, digits, '-', '_' or '.' (it is the test's name)"
+
+
 def _one_or_more(value: Any) -> Any:
     """``"text"`` means ``["text"]``."""
     return [value] if isinstance(value, str) else value
@@ -479,11 +485,7 @@ class Scenario(_Model):
     Rules across fields name the field they are about (``assertions.bothMustSucceed``
     needs ``"provider": "both"``)."""
 
-    id: Annotated[
-        Text,
-        StringConstraints(pattern=_ID),
-        says(lambda _: "must be letters, digits, '-', '_' or '.' (it is the test's name)"),
-    ]
+    id: Annotated[str, StringConstraints(pattern=_ID), says(_not_an_id)]
     """The test's name: letters, digits, '-', '_' or '.'; unique across files."""
     name_: Text | None = Field(None, alias="name")
     """A title for people (the id when absent)."""
