@@ -8,17 +8,14 @@ second code path exists for tests.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import logging
-import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 
-from bridge.app.jobs import Job, JobLock, JobRecorder, JobStore, JobUnreadable, process_start
+from bridge.app.jobs import Job, JobRunner, JobStore, JobUnreadable
 from bridge.cdp.browser import Browser
 from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError, ProviderStuck
@@ -33,18 +30,16 @@ from bridge.providers.conversations import (
     list_conversations,
 )
 from bridge.providers.flow import AskFlow, connect_tab, run_ask
-from bridge.providers.results import PROVIDERS, AskResult, BothResult, Progress, Provider
-from bridge.providers.resume import is_conversation_url, resume_answer
+from bridge.providers.results import PROVIDERS, AskResult, BothResult, Provider
+from bridge.providers.resume import resume_answer
 from bridge.providers.specs import (
     AnswerSource,
     AskOptions,
     ProgressCallback,
-    ProviderSpec,
     provider_spec,
 )
 from bridge.store.state import StateStore, project_key
 from bridge.tools.browsing import BrowserTools, ToolHub, ToolSettings
-from bridge.waiting import scaled
 
 __all__ = ["Bridge", "Files", "read_files"]
 
@@ -92,7 +87,7 @@ class Bridge:
         self._asking: dict[tuple[str, Provider], CdpSession] = {}
         # Long asks as jobs (docs/flows.md#jobs): their records, and the ones run here.
         self.jobs = JobStore(self.store.root)
-        self._jobs: dict[str, _RunningJob] = {}
+        self._runner = JobRunner(self, self.jobs)
 
     @property
     def file_policy(self) -> FilePolicy:
@@ -288,7 +283,7 @@ class Bridge:
         outcomes = await asyncio.gather(*(one(p) for p in providers), return_exceptions=True)
         return BothResult.from_outcomes(providers, outcomes, (time.monotonic() - started) * 1000)
 
-    # -- jobs (docs/flows.md#jobs) ----------------------------------------------------------
+    # -- jobs (docs/flows.md#jobs): run by bridge.app.jobs.JobRunner ---------------------
 
     async def start_job(
         self,
@@ -315,21 +310,7 @@ class Bridge:
         job = Job.new(
             provider, question, key, timeout_s, new_chat=new_chat, mode=_mode_or_none(mode)
         )
-        lock: JobLock | None = None
-        try:
-            with contextlib.suppress(OSError):  # old records are tidied when it can be done
-                await asyncio.to_thread(self.jobs.prune)
-            lock = await self.jobs.create_async(job)
-        except OSError as exc:
-            # The answer still comes to this process; what is lost is the record that would
-            # let another process collect it.
-            self.store.report_fault("record the job in", self.jobs.dir, exc)
-        running = _RunningJob(
-            JobRecorder(self.jobs, job, lock), provider_spec(provider, self.store.root)
-        )
-        self._jobs[job.id] = running
-        running.task = asyncio.create_task(self._run_job(running, attachments), name=job.id)
-        return job.copy()
+        return await self._runner.start(job, attachments)
 
     async def wait_job(
         self, job_id: str, wait: float = 0.0, *, on_progress: ProgressCallback | None = None
@@ -340,125 +321,36 @@ class Bridge:
         and watched to its end from its conversation (bridge.providers.resume); one that
         another live process runs is waited for through its lock. ``JobNotFound`` or
         ``JobUnreadable`` when there is no such job to read."""
-        deadline = time.monotonic() + max(0.0, wait)
-        while True:
-            running = self._jobs.get(job_id)
-            if running is not None:
-                return await self._wait_running(running, deadline, on_progress)
-            job = await self.jobs.load_async(job_id)
-            if job.status != "running":
-                return job
-            lock = await self.jobs.try_lock_async(job_id)
-            if lock is not None:  # nobody runs it: its process ended without an end record
-                try:
-                    job = await self.jobs.load_async(job_id)  # it may have ended meanwhile
-                except BaseException:
-                    lock.release()
-                    raise
-                if job.status != "running":
-                    lock.release()
-                    return job
-                self._resume(job, lock)
-                continue
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return job
-            await self.jobs.wait_unlocked(job_id, remaining)
+        return await self._runner.wait(job_id, wait, on_progress=on_progress)
 
     def cancel_job(self, job_id: str) -> bool:
         """Stop a job this Bridge runs: its answer is stopped in the page and the job ends as
         ``cancelled``. False if it runs elsewhere or has ended."""
-        running = self._jobs.get(job_id)
-        if running is None or running.task is None or running.task.done():
-            return False
-        running.task.cancel()
-        return True
+        return self._runner.cancel(job_id)
 
     async def list_jobs(self, limit: int = 20) -> tuple[list[Job], list[JobUnreadable]]:
         """The newest jobs of this state directory (the ones running here as they are now),
         and the job files that cannot be read."""
-        jobs, unreadable = await self.jobs.scan_async()
-        fresh = [self._jobs[j.id].recorder.snapshot() if j.id in self._jobs else j for j in jobs]
-        return fresh[: max(0, limit)], unreadable
+        return await self._runner.list(limit)
 
     def abandon_jobs(self) -> None:
         """The process is stopping: let go of the jobs it runs without recording an end. The
         sites finish those answers anyway; the next process collects them from their
         conversations, so a restart loses nothing (a tab closing as the browser stops must
         not be recorded as the job's failure)."""
-        for running in list(self._jobs.values()):
-            running.recorder.abandon()
+        self._runner.abandon()
 
-    async def _wait_running(
-        self, running: _RunningJob, deadline: float, on_progress: ProgressCallback | None
-    ) -> Job:
-        task = running.task
-        if on_progress is not None:
-            running.listeners.append(on_progress)
+    async def collect_answer(
+        self,
+        job: Job,
+        *,
+        on_progress: ProgressCallback,
+        on_tab: Callable[[CdpSession], None],
+    ) -> AskResult:
+        """A job's answer read from its conversation, after the process that asked has gone
+        (bridge.providers.resume), as an ask of its project and provider: one at a time per
+        tab, recorded in the history."""
         try:
-            remaining = deadline - time.monotonic()
-            if task is not None and not task.done() and remaining > 0:
-                await asyncio.wait({task}, timeout=remaining)
-        finally:
-            if on_progress is not None and on_progress in running.listeners:
-                running.listeners.remove(on_progress)
-        if task is not None and not task.done():
-            # Returned with the job: the record on disk is as far as we know, the
-            # conversation URL included (the next process finds the answer by it).
-            await self._note_where(running, probe=True)
-            await running.recorder.flush()
-        return running.recorder.snapshot()
-
-    async def _run_job(self, running: _RunningJob, attachments: Attachments) -> None:
-        job = running.recorder.job
-        try:
-            result = await self.ask(
-                job.provider,
-                job.question,
-                new_chat=job.new_chat,
-                timeout=job.timeout_s,
-                session_key=job.session_key,
-                on_progress=lambda progress: self._job_progress(running, progress),
-                files=attachments,
-                mode=job.mode,
-            )
-        except BridgeError as exc:
-            await running.recorder.fail(exc.code, str(exc))
-        except asyncio.CancelledError:
-            await running.recorder.fail(
-                "cancelled",
-                "the call that started this ask was cancelled, and the answer was stopped "
-                "in the page: ask again for an answer.",
-            )
-            raise
-        except Exception as exc:  # a bug: the job must still end, and say where to look
-            log.exception("job %s failed", job.id)
-            await running.recorder.fail(
-                "internal_error", f"bridge failed unexpectedly ({exc!r}); its log has details"
-            )
-        else:
-            await running.recorder.finish(result.to_dict())
-        finally:
-            self._jobs.pop(job.id, None)
-
-    def _resume(self, job: Job, lock: JobLock) -> None:
-        """Run a job whose process is gone, from its conversation (this process owns it now)."""
-        previous = job.owner_pid
-        job.owner_pid = os.getpid()
-        job.owner_start = process_start(job.owner_pid)
-        job.resumed += 1
-        job.phase = "resuming"
-        running = _RunningJob(
-            JobRecorder(self.jobs, job, lock), provider_spec(job.provider, self.store.root)
-        )
-        self._jobs[job.id] = running
-        running.task = asyncio.create_task(self._run_resume(running, previous), name=job.id)
-
-    async def _run_resume(self, running: _RunningJob, previous_owner: int) -> None:
-        recorder = running.recorder
-        job = recorder.job
-        try:
-            await recorder.flush()  # the new owner, on disk before anything else
             async with self._lock(job.session_key, job.provider):
                 result = await resume_answer(
                     self.browser,
@@ -470,62 +362,18 @@ class Bridge:
                     tab_id=job.tab_id,
                     timeout=job.deadline - time.time(),
                     flow=self.flow,
-                    on_progress=lambda progress: self._job_progress(running, progress),
-                    on_tab=lambda tab: setattr(running, "tab", tab),
+                    on_progress=on_progress,
+                    on_tab=on_tab,
                 )
         except BridgeError as exc:
             await self._record(job.provider, job.question, job.session_key, None, exc)
-            await recorder.fail(exc.code, str(exc))
-        except asyncio.CancelledError:
-            await recorder.fail("cancelled", "collecting this answer was cancelled; ask again.")
             raise
-        except Exception as exc:
-            log.exception("resuming job %s failed", job.id)
-            await recorder.fail(
-                "internal_error", f"bridge failed unexpectedly ({exc!r}); its log has details"
-            )
-        else:
-            result.notes.append(
-                f"collected by bridge process {job.owner_pid} from the conversation page: the "
-                f"process that asked ({previous_owner}) had ended"
-            )
-            await self._record(job.provider, job.question, job.session_key, result, None)
-            await recorder.finish(result.to_dict())
-        finally:
-            self._jobs.pop(job.id, None)
+        await self._record(job.provider, job.question, job.session_key, result, None)
+        return result
 
-    async def _note_where(self, running: _RunningJob, *, probe: bool = False) -> None:
-        """The job's tab and conversation URL into its record, the URL as soon as the tab
-        shows one (the tab's own URL events keep ``tab.url`` current at no cost; a reused tab
-        whose URL has not changed since it was attached is asked once, and ``probe`` asks
-        it when returning a job, so the caller gets the URL as it is at that moment)."""
-        job = running.recorder.job
-        tab = running.tab or self._asking.get((job.session_key, job.provider))
-        if tab is None:
-            return
-        current = tab.url
-        first = not current and not running.url_probed
-        if (first or (probe and not is_conversation_url(running.spec, current))) and (
-            tab.ended is None
-        ):
-            running.url_probed = True
-            with contextlib.suppress(BridgeError):
-                current = str(await tab.evaluate("location.href", timeout=scaled(2.0)))
-        url = current if is_conversation_url(running.spec, current) else None
-        running.recorder.progress(job.phase, job.chars, url=url, tab_id=tab.tab_id)
-
-    async def _job_progress(self, running: _RunningJob, progress: Progress) -> None:
-        """A job's progress: into its record (where it lives too), and to whoever waits."""
-        job = running.recorder.job
-        await self._note_where(running)
-        running.recorder.progress(progress.phase, progress.chars)
-        for listener in list(running.listeners):
-            try:
-                outcome = listener(progress)
-                if outcome is not None:
-                    await outcome
-            except Exception as exc:  # a waiter that went away must not break the answer
-                log.debug("progress listener of job %s failed: %r", job.id, exc)
+    def asking_tab(self, session_key: str, provider: Provider) -> CdpSession | None:
+        """The tab a running ask of this project and provider uses, if any."""
+        return self._asking.get((session_key, provider))
 
     async def _record(
         self,
@@ -569,18 +417,6 @@ async def _tell_done(
             await told
     except Exception as exc:
         log.warning("on_done listener failed for %s: %r", provider, exc)
-
-
-@dataclass
-class _RunningJob:
-    """A job this Bridge runs: its recorder and task, and who listens to its progress."""
-
-    recorder: JobRecorder
-    spec: ProviderSpec
-    task: asyncio.Task[None] | None = None
-    listeners: list[ProgressCallback] = field(default_factory=list)
-    tab: CdpSession | None = None  # the tab a resumed job reads (an ask's is in _asking)
-    url_probed: bool = False
 
 
 def _check_provider(provider: str) -> None:

@@ -22,26 +22,16 @@ https. Another host is refused (:class:`PackHostRefused`) unless the person allo
 option outside the file, so a planted file cannot allow itself. An override file (and its
 directory) that another user owns or may write to is refused as well.
 
-Schema (``version`` 1): top-level ``version``, ``provider``, optional ``about``, and the
-sections below. Every entry is an object with ``evidence`` (required in built-in packs),
+The format (``version`` 1) is :mod:`bridge.providers.pack_model`: pydantic models that
+validate a pack, type it for the code, and give the JSON Schema of an override
+(docs/schemas/pack.schema.json). Every entry has ``evidence`` (required in built-in packs),
 optional ``facts`` (SITE-FACTS row ids such as ``"C1.5"``) and ``note``, plus the value keys
-of its kind:
-
-- ``css``: ``{"css": ["selector", …]}``, one selector per item, tried in order;
-- ``texts``: ``{"texts": {"en": ["…"], "ja": ["…"]}}``, by language;
-- ``regex``: ``{"regex": "…", "flags": "i"}`` (flags from ``ims``), Python syntax that is
-  also JavaScript syntax (checked approximately: it must compile in Python and use none of
-  Python's own constructs);
-- ``value``: ``{"value": …}``: a URL, a list of URLs or host names, a number, an integer,
-  a boolean, or names from a fixed set;
-- ``stream``: ``{"method": "POST", "url": "<regex>", "format": "chatgpt-sse", "transport":
-  "fetch"}``: a network request bridge reads passively (the answer, a conversation read).
+of its kind: ``css`` (selectors), ``texts`` (by language), ``regex`` and ``flags``,
+``value`` (URLs, host names, numbers, switches, names), or a ``stream`` request.
 """
 
 from __future__ import annotations
 
-import difflib
-import functools
 import hashlib
 import json
 import os
@@ -52,9 +42,30 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Generic, TypeVar, cast
+from typing import Any
 
 from bridge.errors import BridgeError
+from bridge.providers.pack_checks import css_problem, regex_problem
+from bridge.providers.pack_model import (
+    EXTRACTION_STEPS,
+    INPUT_METHOD_NAMES,
+    SCRIPT_INPUTS,
+    SECTIONS,
+    Entry,
+    Flow,
+    HostList,
+    Network,
+    PackDocument,
+    Pattern,
+    Selectors,
+    Stream,
+    Texts,
+    Url,
+    UrlList,
+    Urls,
+    Value,
+)
+from bridge.providers.pack_problems import model_in, validate
 from bridge.store.state import default_state_dir, owner_uid, private_state_dir
 
 __all__ = [
@@ -63,7 +74,6 @@ __all__ = [
     "EXTRACTION_STEPS",
     "INPUT_METHOD_NAMES",
     "PROVIDER_DOMAINS",
-    "SCHEMA",
     "SCRIPT_INPUTS",
     "CopyAction",
     "Entry",
@@ -87,19 +97,7 @@ __all__ = [
     "regex_problem",
 ]
 
-SCHEMA_VERSION = 1
 BUILTIN_DIR = Path(__file__).with_name("packs")
-
-#: Names the ``flow`` switches accept (bridge.providers.composer, page.js).
-INPUT_METHOD_NAMES = ("script", "insert_text", "key_events")
-EXTRACTION_STEPS = ("markdown", "prose", "paragraphs", "article_text", "body_text")
-SCRIPT_INPUTS = ("insert_text_command", "inner_text_events")
-_ANSWER_FORMATS = ("chatgpt-sse", "gemini-frames")
-_READ_FORMATS = ("chatgpt-conversation",)
-STREAM_FORMATS = (*_ANSWER_FORMATS, *_READ_FORMATS)
-STREAM_TRANSPORTS = ("fetch", "xhr")
-HTTP_METHODS = ("GET", "POST")
-
 
 #: The domains a provider's pack may send the browser to, each with its subdomains: the
 #: built-in packs' URLs and login hosts all lie within them (docs/sites.md#chatgpt-urls,
@@ -152,234 +150,6 @@ class PackHostRefused(PackError):
         super().__init__(file, problems, advice)
 
 
-# -- schema ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Field:
-    """One entry the schema knows: its kind, whether every pack must have it, choices."""
-
-    #: css | texts | regex | url | urls | hosts | number | int | bool | names | name | stream
-    kind: str
-    required: bool = False
-    choices: tuple[str, ...] = ()
-
-
-def _f(kind: str, required: bool = False, choices: tuple[str, ...] = ()) -> Field:
-    return Field(kind, required, choices)
-
-
-SCHEMA: dict[str, dict[str, Field]] = {
-    "urls": {
-        "home": _f("url", True),
-        "tab_prefixes": _f("urls", True),
-        "conversation_path": _f("regex", True),
-        "login_hosts": _f("hosts"),
-        "login_path": _f("regex"),
-    },
-    "selectors": {
-        "input": _f("css", True),
-        "send_button": _f("css", True),
-        "stop_button": _f("css", True),
-        "speech_button": _f("css"),
-        "mic_button": _f("css"),
-        "composer_scope": _f("css"),
-        "user_message": _f("css", True),
-        "assistant_message": _f("css", True),
-        "turn": _f("css"),
-        "answer": _f("css", True),
-        "answer_fallback": _f("css"),
-        "chrome": _f("css"),
-        "thinking_status": _f("css"),
-        "action_bar": _f("css"),
-        "copy_button": _f("css"),
-        "regenerate": _f("css"),
-        "login_cta": _f("css"),
-        "logged_in": _f("css"),
-        "rate_limit_surface": _f("css"),
-        "response_complete": _f("css"),
-        "challenge": _f("css"),
-        # Files with the question (docs/sites.md#attachments, bridge.providers.attachments).
-        "upload_button": _f("css"),
-        "upload_menu_item": _f("css"),
-        "file_input": _f("css"),
-        "attachment_chip": _f("css"),
-        "upload_busy": _f("css"),
-        "blocking_dialog": _f("css"),
-        # The mode picker (docs/sites.md#modes, bridge.providers.modes).
-        "mode_button": _f("css"),
-        "mode_item": _f("css"),
-        "mode_label": _f("css"),
-        "mode_selected": _f("css"),
-        "conversation_list": _f("css"),
-        "conversation_item": _f("css"),
-        "history_scroller": _f("css"),
-        "exchange": _f("css"),
-        "user_text_line": _f("css"),
-    },
-    "texts": {
-        "send_labels": _f("texts"),
-        "stop_labels": _f("texts"),
-        "control_exclude": _f("regex"),
-        "skip_thinking_labels": _f("texts"),
-        "thinking_labels": _f("texts"),
-        "thinking_summary": _f("regex"),
-        "thinking_failed": _f("texts"),
-        "rate_limit": _f("regex"),
-        "rate_limit_reset": _f("regex"),
-        "error_replies": _f("texts"),
-        "feedback_labels": _f("texts"),
-        "turn_labels": _f("texts"),
-        "challenge_title": _f("regex"),
-        "challenge_body": _f("regex"),
-        "upload_consent": _f("texts"),
-        "mode_id_prefixes": _f("texts"),
-    },
-    "network": {
-        "answer_stream": _f("stream", True),
-        "stop_request": _f("stream"),
-        "conversation_read": _f("stream"),
-    },
-    "flow": {
-        "input_methods": _f("names", True, INPUT_METHOD_NAMES),
-        "input_wait_s": _f("number", True),
-        "send_confirm_s": _f("number", True),
-        "stuck_retries": _f("int", True),
-        "checks_stuck_before_asking": _f("bool", True),
-        "extraction_steps": _f("names", True, EXTRACTION_STEPS),
-        "script_input": _f("name", True, SCRIPT_INPUTS),
-        "login_requires_no_composer": _f("bool", True),
-        "rate_limit_in_reply": _f("bool", True),
-        "reply_notice_max_chars": _f("int"),
-    },
-}
-
-_TOP_KEYS = ("version", "provider", "about", *SCHEMA)
-_COMMON_KEYS = ("evidence", "facts", "note")
-_VALUE_KEYS: dict[str, tuple[str, ...]] = {
-    "css": ("css",),
-    "texts": ("texts",),
-    "regex": ("regex", "flags"),
-    "stream": ("method", "url", "format", "transport"),
-}
-_FACT_ID = re.compile(r"^[CG]\d+\.\d+$")
-_ANCHOR = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_LANGUAGE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z0-9]+)?$")
-_HOST = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+$")
-
-
-def _value_keys(kind: str) -> tuple[str, ...]:
-    return _VALUE_KEYS.get(kind, ("value",))
-
-
-# -- checks that do not need the schema -------------------------------------------------------
-
-
-def css_problem(selector: object) -> str | None:
-    """Why ``selector`` is not one plausible CSS selector (None when it is).
-
-    Not a CSS parser: it catches what a hand-edited pack gets wrong (empty strings, a rule
-    instead of a selector, unbalanced brackets or quotes, dangling combinators, a list).
-    The page script checks each selector with the browser's own parser as well.
-    """
-    if not isinstance(selector, str):
-        return f"must be a string, not {_type_name(selector)}"
-    s = selector.strip()
-    if not s:
-        return "is empty"
-    if any(c in s for c in "{};"):
-        return "contains '{', '}' or ';': write a selector, not a CSS rule"
-    depth: list[str] = []
-    quote = ""
-    pairs = {"]": "[", ")": "("}
-    top_level_comma = False
-    i = 0
-    while i < len(s):
-        c = s[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c == "\\":
-            i += 1
-        elif c in "'\"":
-            quote = c
-        elif c in "[(":
-            depth.append(c)
-        elif c in "])":
-            if not depth or depth[-1] != pairs[c]:
-                return f"has an unmatched {c!r}"
-            depth.pop()
-        elif c == "," and not depth:
-            top_level_comma = True
-        i += 1
-    if quote:
-        return f"has an unclosed {quote} quote"
-    if depth:
-        return f"has an unclosed {depth[-1]!r}"
-    if top_level_comma:
-        return "is a selector list: put each selector in its own list item"
-    if s[0] in ">+~" or s[-1] in ">+~":
-        return "starts or ends with a combinator (>, + or ~)"
-    return None
-
-
-_PYTHON_ONLY = (
-    (re.compile(r"\(\?P[<=]"), "named groups (?P<…>) are Python-only: use (?:…)"),
-    (re.compile(r"\(\?#"), "comments (?#…) are Python-only"),
-    (re.compile(r"\(\?>"), "atomic groups (?>…) are Python-only"),
-    (re.compile(r"\(\?[aiLmsux]+\)"), 'inline flags like (?i) are Python-only: use "flags"'),
-    (re.compile(r"(?<!\\)\\[AZ]"), "\\A and \\Z are Python-only: use ^ and $"),
-)
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
-
-
-def regex_problem(pattern: object, flags: object = "") -> str | None:
-    """Why ``pattern`` is no usable regular expression for both Python and the page's
-    JavaScript (an approximation: it must compile in Python and avoid Python-only syntax)."""
-    if not isinstance(pattern, str):
-        return f"must be a string, not {_type_name(pattern)}"
-    if not pattern:
-        return "is empty (it would match everything)"
-    if not isinstance(flags, str) or any(f not in _FLAGS for f in flags):
-        return f"flags {flags!r} must be letters from 'ims'"
-    for syntax, why in _PYTHON_ONLY:
-        if syntax.search(pattern):
-            return why
-    try:
-        re.compile(pattern, _compile_flags(flags))
-    except re.error as exc:
-        return f"does not compile: {exc}"
-    return None
-
-
-def _compile_flags(flags: str) -> int:
-    value = 0
-    for f in flags:
-        value |= _FLAGS[f]
-    return value
-
-
-def _type_name(value: object) -> str:
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
-
-
-def _nearest(name: str, valid: tuple[str, ...] | list[str]) -> str:
-    close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.5)
-    if close:
-        return f"did you mean {close[0]!r}?"
-    return "valid names: " + ", ".join(valid)
-
-
 # -- merge ------------------------------------------------------------------------------------
 
 
@@ -397,314 +167,7 @@ def merge_patch(base: Any, patch: Any) -> Any:
     return out
 
 
-# -- validation -------------------------------------------------------------------------------
-
-
-class _Checker:
-    """Collects every problem of one document, each with its JSON path."""
-
-    def __init__(self, *, complete: bool, strict_evidence: bool) -> None:
-        self.complete = complete  # required entries must be present (not for an override)
-        self.strict_evidence = strict_evidence  # built-in packs: every entry says its evidence
-        self.problems: list[str] = []
-
-    def add(self, path: str, problem: str) -> None:
-        self.problems.append(f"{path}: {problem}")
-
-    def document(self, doc: object, provider: str) -> None:
-        if not isinstance(doc, dict):
-            self.add("$", f"must be a JSON object, not {_type_name(doc)}")
-            return
-        for key in doc:
-            if key not in _TOP_KEYS:
-                self.add(key, f"unknown key; {_nearest(key, _TOP_KEYS)}")
-        version = doc.get("version")
-        if version is None and self.complete:
-            self.add("version", f'missing; write "version": {SCHEMA_VERSION}')
-        elif version is not None and (type(version) is not int or version != SCHEMA_VERSION):
-            self.add("version", f"must be {SCHEMA_VERSION}, not {version!r}")
-        named = doc.get("provider")
-        if named is None and self.complete:
-            self.add("provider", f'missing; write "provider": {provider!r}')
-        elif named is not None and named != provider:
-            self.add("provider", f"says {named!r} but the file is the {provider!r} pack")
-        if "about" in doc and not isinstance(doc["about"], str):
-            self.add("about", f"must be a string, not {_type_name(doc['about'])}")
-        for section, fields in SCHEMA.items():
-            self.section(section, fields, doc.get(section))
-
-    def section(self, name: str, fields: dict[str, Field], body: object) -> None:
-        if body is None:
-            if self.complete:
-                self.add(name, "missing section")
-            return
-        if not isinstance(body, dict):
-            self.add(name, f"must be an object, not {_type_name(body)}")
-            return
-        for key, value in body.items():
-            if key not in fields:
-                self.add(f"{name}.{key}", f"unknown key; {_nearest(key, tuple(fields))}")
-                continue
-            if value is None and not self.complete:  # an override removing the entry
-                if fields[key].required:
-                    self.add(
-                        f"{name}.{key}",
-                        "is required and cannot be removed (null); give it a new value instead",
-                    )
-                continue
-            self.entry(f"{name}.{key}", fields[key], value)
-        if self.complete:
-            for key, field in fields.items():
-                if field.required and key not in body:
-                    self.add(f"{name}.{key}", f"missing; every pack needs this {field.kind} entry")
-
-    def entry(self, path: str, field: Field, value: object) -> None:
-        if not isinstance(value, dict):
-            keys = " and ".join(repr(k) for k in _value_keys(field.kind)[:1])
-            self.add(path, f"must be an object with {keys}, not {_type_name(value)}")
-            return
-        allowed = (*_value_keys(field.kind), *_COMMON_KEYS)
-        for key in value:
-            if key not in allowed:
-                self.add(
-                    f"{path}.{key}",
-                    f"unknown key for a {field.kind} entry; {_nearest(key, allowed)}",
-                )
-        self.common(path, value)
-        if self.complete:
-            for key in _value_keys(field.kind):
-                if key not in value and key not in ("flags", "transport"):
-                    self.add(f"{path}.{key}", "missing")
-        getattr(self, f"kind_{field.kind}")(path, value, field)
-
-    def common(self, path: str, value: dict[str, Any]) -> None:
-        evidence = value.get("evidence")
-        if evidence is None:
-            if self.strict_evidence:
-                self.add(
-                    f"{path}.evidence",
-                    "missing: name an anchor of docs/sites.md, or "
-                    'write "none: <how bridge copes without evidence>"',
-                )
-        elif not isinstance(evidence, str):
-            self.add(f"{path}.evidence", f"must be a string, not {_type_name(evidence)}")
-        elif evidence.startswith("none"):
-            if not re.match(r"^none: \S.{8,}", evidence):
-                self.add(f"{path}.evidence", 'say why after "none: " (how bridge copes)')
-        elif not _ANCHOR.match(evidence) and self.strict_evidence:
-            self.add(
-                f"{path}.evidence",
-                f"{evidence!r} is no anchor (lowercase-with-dashes) "
-                'and does not start with "none: "',
-            )
-        facts = value.get("facts")
-        if facts is not None:
-            if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
-                self.add(f"{path}.facts", 'must be a list of SITE-FACTS row ids like "C1.5"')
-            else:
-                for i, fact in enumerate(facts):
-                    if not _FACT_ID.match(fact):
-                        self.add(f"{path}.facts[{i}]", f'{fact!r} is no row id like "C1.5"')
-        if "note" in value and not isinstance(value["note"], str):
-            self.add(f"{path}.note", f"must be a string, not {_type_name(value['note'])}")
-
-    def strings(self, path: str, items: object, what: str) -> list[str] | None:
-        if not isinstance(items, list):
-            self.add(path, f"must be a list of {what}, not {_type_name(items)}")
-            return None
-        if not items:
-            self.add(
-                path,
-                f"is empty: give at least one {what[:-1]}, or remove the entry "
-                "(null in an override) if it is optional",
-            )
-            return None
-        out: list[str] = []
-        for i, item in enumerate(items):
-            if not isinstance(item, str) or not item.strip():
-                self.add(f"{path}[{i}]", f"must be a non-empty string, not {item!r}")
-            else:
-                out.append(item)
-        return out if len(out) == len(items) else None
-
-    def kind_css(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "css" not in value:
-            return
-        for i, selector in enumerate(self.strings(f"{path}.css", value["css"], "selectors") or []):
-            problem = css_problem(selector)
-            if problem:
-                self.add(f"{path}.css[{i}]", f"{selector!r} {problem}")
-
-    def kind_texts(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "texts" not in value:
-            return
-        texts = value["texts"]
-        if not isinstance(texts, dict):
-            self.add(
-                f"{path}.texts",
-                "must be an object of language -> list of texts, e.g. "
-                f'{{"en": ["…"]}}, not {_type_name(texts)}',
-            )
-            return
-        if not texts:
-            self.add(f"{path}.texts", "is empty: give at least one language")
-        for lang, items in texts.items():
-            if not _LANGUAGE.match(lang):
-                self.add(f"{path}.texts.{lang}", 'is no language code like "en" or "ja"')
-            self.strings(f"{path}.texts.{lang}", items, "texts")
-
-    def kind_regex(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "regex" not in value:
-            return
-        problem = regex_problem(value["regex"], value.get("flags", ""))
-        if problem:
-            self.add(f"{path}.regex", f"{value['regex']!r} {problem}")
-
-    def kind_url(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "value" in value:
-            self.url(f"{path}.value", value["value"])
-
-    def url(self, path: str, url: object) -> None:
-        if not isinstance(url, str) or not re.match(r"^https?://[^/\s]+/\S*$", url):
-            self.add(path, f'{url!r} is no URL like "https://example.com/"')
-
-    def kind_urls(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "value" in value:
-            for i, url in enumerate(self.strings(f"{path}.value", value["value"], "URLs") or []):
-                self.url(f"{path}.value[{i}]", url)
-
-    def kind_hosts(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "value" in value:
-            hosts = self.strings(f"{path}.value", value["value"], "host names") or []
-            for i, host in enumerate(hosts):
-                if not _HOST.match(host):
-                    self.add(
-                        f"{path}.value[{i}]",
-                        f'{host!r} is no host name like "accounts.google.com" (no scheme, no path)',
-                    )
-
-    def kind_number(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "value" in value:
-            v = value["value"]
-            if type(v) not in (int, float) or not v > 0:
-                self.add(f"{path}.value", f"must be a number of seconds > 0, not {v!r}")
-
-    def kind_int(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "value" in value:
-            v = value["value"]
-            if type(v) is not int or v < 0:
-                self.add(f"{path}.value", f"must be an integer >= 0, not {v!r}")
-
-    def kind_bool(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "value" in value and type(value["value"]) is not bool:
-            self.add(f"{path}.value", f"must be true or false, not {value['value']!r}")
-
-    def kind_name(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "value" in value:
-            self.choice(f"{path}.value", value["value"], field.choices)
-
-    def kind_names(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "value" not in value:
-            return
-        names = self.strings(f"{path}.value", value["value"], "names") or []
-        for i, name in enumerate(names):
-            self.choice(f"{path}.value[{i}]", name, field.choices)
-        if len(set(names)) != len(names):
-            self.add(f"{path}.value", "names a method twice")
-
-    def choice(self, path: str, name: object, choices: tuple[str, ...]) -> None:
-        if not isinstance(name, str) or name not in choices:
-            hint = (
-                _nearest(name, choices)
-                if isinstance(name, str)
-                else ("valid names: " + ", ".join(choices))
-            )
-            self.add(path, f"{name!r} is not one of the known names; {hint}")
-
-    def kind_stream(self, path: str, value: dict[str, Any], field: Field) -> None:
-        if "method" in value:
-            self.choice(f"{path}.method", value["method"], HTTP_METHODS)
-        if "url" in value:
-            problem = regex_problem(value["url"])
-            if problem:
-                self.add(f"{path}.url", f"{value['url']!r} {problem}")
-        if "format" in value:
-            self.choice(f"{path}.format", value["format"], STREAM_FORMATS)
-            # An answer is read by an answer parser, a conversation by a conversation one.
-            reads = _READ_FORMATS if path.endswith("conversation_read") else _ANSWER_FORMATS
-            if value["format"] in STREAM_FORMATS and value["format"] not in reads:
-                self.add(f"{path}.format", f"must be one of {', '.join(reads)} here")
-        if "transport" in value:
-            self.choice(f"{path}.transport", value["transport"], STREAM_TRANSPORTS)
-
-
 # -- the typed pack ---------------------------------------------------------------------------
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One fact of a pack and where it comes from."""
-
-    path: str  # e.g. "selectors.send_button"
-    evidence: str  # an anchor of docs/sites.md, or "none: <why>"
-    facts: tuple[str, ...]  # SITE-FACTS rows, e.g. ("C1.5",)
-    note: str
-    source: Path  # the file that set this entry last: the built-in pack or the override
-
-    @property
-    def evidenced(self) -> bool:
-        return not self.evidence.startswith("none")
-
-
-@dataclass(frozen=True)
-class Selectors(Entry):
-    css: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Texts(Entry):
-    languages: tuple[tuple[str, tuple[str, ...]], ...]
-
-    @property
-    def all(self) -> tuple[str, ...]:
-        """Every language's texts, in the file's order."""
-        return tuple(t for _, texts in self.languages for t in texts)
-
-    def language(self, lang: str) -> tuple[str, ...]:
-        return dict(self.languages).get(lang, ())
-
-
-@dataclass(frozen=True)
-class Pattern(Entry):
-    regex: str
-    flags: str
-
-    def compile(self) -> re.Pattern[str]:
-        return re.compile(self.regex, _compile_flags(self.flags))
-
-
-@dataclass(frozen=True)
-class Value(Entry, Generic[T]):
-    value: T
-
-
-@dataclass(frozen=True)
-class Stream(Entry):
-    """The request that carries a provider's answer (for bridge.providers.streams)."""
-
-    method: str
-    url: str  # a regular expression over the full URL
-    format: str  # "chatgpt-sse" | "gemini-frames"
-    transport: str  # "fetch" | "xhr" | "" (not recorded)
-
-    @functools.cached_property
-    def pattern(self) -> re.Pattern[str]:
-        return re.compile(self.url)
-
-    def matches(self, method: str, url: str) -> bool:
-        return method.upper() == self.method and self.pattern.search(url) is not None
 
 
 @dataclass(frozen=True)
@@ -716,40 +179,10 @@ class CopyAction:
     assistant: str
 
 
-@dataclass(frozen=True)
-class Urls:
-    home: Value[str]
-    tab_prefixes: Value[tuple[str, ...]]
-    conversation_path: Pattern
-    login_hosts: Value[tuple[str, ...]] | None
-    login_path: Pattern | None
-
-
-@dataclass(frozen=True)
-class Network:
-    answer_stream: Stream
-    stop_request: Stream | None
-    #: The page's own read of a conversation when it loads (docs/sites.md#conversations).
-    conversation_read: Stream | None = None
-
-
-@dataclass(frozen=True)
-class Flow:
-    input_methods: Value[tuple[str, ...]]
-    input_wait_s: Value[float]
-    send_confirm_s: Value[float]
-    stuck_retries: Value[int]
-    checks_stuck_before_asking: Value[bool]
-    extraction_steps: Value[tuple[str, ...]]
-    script_input: Value[str]
-    login_requires_no_composer: Value[bool]
-    rate_limit_in_reply: Value[bool]
-    reply_notice_max_chars: Value[int] | None
-
-
 @dataclass(frozen=True, eq=False)
 class Pack:
-    """A provider's pack after merging the override (if any) over the built-in one."""
+    """A provider's pack after merging the override (if any) over the built-in one: the
+    validated document's sections, its selectors and texts as mappings of the entries set."""
 
     provider: str
     version: int
@@ -762,13 +195,41 @@ class Pack:
     fingerprint: str  # changes whenever any entry changes
     document: Mapping[str, Any]  # the merged JSON
 
+    @classmethod
+    def of(
+        cls,
+        model: PackDocument,
+        doc: dict[str, Any],
+        sources: dict[str, Path],
+        files: tuple[Path, ...],
+    ) -> Pack:
+        """The pack of a validated document; each entry learns its path and the file that set
+        it last (``sources``, by path; the built-in pack otherwise)."""
+        for section, entries in model.sections().items():
+            for key, entry in entries.entries().items():
+                path = f"{section}.{key}"
+                entry.placed(path, sources.get(path, files[0]))
+        text = json.dumps(doc, sort_keys=True, ensure_ascii=False)
+        return cls(
+            provider=model.provider,
+            version=model.version,
+            urls=model.urls,
+            selectors=MappingProxyType(dict(model.selectors.entries())),
+            texts=MappingProxyType(dict(model.texts.entries())),
+            network=model.network,
+            flow=model.flow,
+            files=files,
+            fingerprint=hashlib.sha256(text.encode()).hexdigest()[:12],
+            document=MappingProxyType(doc),
+        )
+
     def entries(self) -> Iterator[Entry]:
         """Every entry, in schema order."""
-        yield from (e for e in _section_entries(self.urls) if e is not None)
+        yield from self.urls.entries().values()
         yield from self.selectors.values()
         yield from self.texts.values()
-        yield from (e for e in _section_entries(self.network) if e is not None)
-        yield from (e for e in _section_entries(self.flow) if e is not None)
+        yield from self.network.entries().values()
+        yield from self.flow.entries().values()
 
     @property
     def stream_rule(self) -> Stream:
@@ -832,95 +293,6 @@ class Pack:
         }
 
 
-def _section_entries(section: Urls | Network | Flow) -> list[Entry | None]:
-    return [getattr(section, name) for name in section.__dataclass_fields__]
-
-
-def _build_entry(path: str, field: Field, raw: dict[str, Any], source: Path) -> Entry:
-    common: dict[str, Any] = {
-        "path": path,
-        "evidence": str(raw.get("evidence", f"none: set by the override {source}")),
-        "facts": tuple(raw.get("facts", ())),
-        "note": str(raw.get("note", "")),
-        "source": source,
-    }
-    kind = field.kind
-    if kind == "css":
-        return Selectors(**common, css=tuple(s.strip() for s in raw["css"]))
-    if kind == "texts":
-        langs = tuple((lang, tuple(items)) for lang, items in raw["texts"].items())
-        return Texts(**common, languages=langs)
-    if kind == "regex":
-        return Pattern(**common, regex=raw["regex"], flags=raw.get("flags", ""))
-    if kind == "stream":
-        return Stream(
-            **common,
-            method=raw["method"],
-            url=raw["url"],
-            format=raw["format"],
-            transport=raw.get("transport", ""),
-        )
-    value = raw["value"]
-    if kind in ("urls", "hosts", "names"):
-        value = tuple(value)
-    elif kind == "number":
-        value = float(value)
-    return Value(**common, value=value)
-
-
-def _build(
-    provider: str, doc: dict[str, Any], sources: dict[str, Path], files: tuple[Path, ...]
-) -> Pack:
-    built: dict[str, dict[str, Entry]] = {}
-    for section, fields in SCHEMA.items():
-        body = doc.get(section, {})
-        built[section] = {
-            key: _build_entry(
-                f"{section}.{key}",
-                fields[key],
-                body[key],
-                sources.get(f"{section}.{key}", files[0]),
-            )
-            for key in fields
-            if key in body
-        }
-    u, n, f = built["urls"], built["network"], built["flow"]
-    text = json.dumps(doc, sort_keys=True, ensure_ascii=False)
-    return Pack(
-        provider=provider,
-        version=int(doc["version"]),
-        urls=Urls(
-            home=cast(Value[str], u["home"]),
-            tab_prefixes=cast(Value[tuple[str, ...]], u["tab_prefixes"]),
-            conversation_path=cast(Pattern, u["conversation_path"]),
-            login_hosts=cast("Value[tuple[str, ...]] | None", u.get("login_hosts")),
-            login_path=cast("Pattern | None", u.get("login_path")),
-        ),
-        selectors=MappingProxyType({k: cast(Selectors, e) for k, e in built["selectors"].items()}),
-        texts=MappingProxyType({k: cast("Texts | Pattern", e) for k, e in built["texts"].items()}),
-        network=Network(
-            answer_stream=cast(Stream, n["answer_stream"]),
-            stop_request=cast("Stream | None", n.get("stop_request")),
-            conversation_read=cast("Stream | None", n.get("conversation_read")),
-        ),
-        flow=Flow(
-            input_methods=cast(Value[tuple[str, ...]], f["input_methods"]),
-            input_wait_s=cast(Value[float], f["input_wait_s"]),
-            send_confirm_s=cast(Value[float], f["send_confirm_s"]),
-            stuck_retries=cast(Value[int], f["stuck_retries"]),
-            checks_stuck_before_asking=cast(Value[bool], f["checks_stuck_before_asking"]),
-            extraction_steps=cast(Value[tuple[str, ...]], f["extraction_steps"]),
-            script_input=cast(Value[str], f["script_input"]),
-            login_requires_no_composer=cast(Value[bool], f["login_requires_no_composer"]),
-            rate_limit_in_reply=cast(Value[bool], f["rate_limit_in_reply"]),
-            reply_notice_max_chars=cast("Value[int] | None", f.get("reply_notice_max_chars")),
-        ),
-        files=files,
-        fingerprint=hashlib.sha256(text.encode()).hexdigest()[:12],
-        document=MappingProxyType(doc),
-    )
-
-
 # -- loading ----------------------------------------------------------------------------------
 
 
@@ -943,11 +315,15 @@ def _read_json(path: Path) -> Any:
         ) from exc
 
 
-def _check(path: Path, doc: object, provider: str, *, complete: bool, strict: bool) -> None:
-    checker = _Checker(complete=complete, strict_evidence=strict)
-    checker.document(doc, provider)
-    if checker.problems:
-        raise PackError(path, checker.problems)
+def _check(
+    path: Path, doc: object, provider: str, *, complete: bool, strict: bool
+) -> PackDocument | None:
+    """The validated document (None for an override before the merge); every problem at
+    once in a :class:`PackError` naming ``path``."""
+    model, problems = validate(doc, provider, complete=complete, strict_evidence=strict)
+    if problems:
+        raise PackError(path, problems)
+    return model
 
 
 def builtin_providers() -> tuple[str, ...]:
@@ -996,7 +372,7 @@ def _load(provider: str, override: Path | None) -> Pack:
         if hit is not None and hit[0] == signature:
             return hit[1]
     doc = _read_json(builtin)
-    _check(builtin, doc, provider, complete=True, strict=True)
+    model = _check(builtin, doc, provider, complete=True, strict=True)
     sources: dict[str, Path] = {}
     files: tuple[Path, ...] = (builtin,)
     if override is not None and signature[1] is not None:
@@ -1004,20 +380,21 @@ def _load(provider: str, override: Path | None) -> Pack:
         patch = _read_json(override)
         _check(override, patch, provider, complete=False, strict=False)
         _check_override_hosts(override, patch, provider)
-        for section in SCHEMA:
+        for section in SECTIONS:
             for entry in patch.get(section) or {}:
                 sources[f"{section}.{entry}"] = override
         doc = merge_patch(doc, patch)
         # What only the merge can get wrong (a required entry removed with null, an entry
         # new in the override without its value): reported against the override.
         try:
-            _check(override, doc, provider, complete=True, strict=False)
+            model = _check(override, doc, provider, complete=True, strict=False)
         except PackError as exc:
             raise PackError(
                 override, [f"{p} (after merging over {builtin.name})" for p in exc.problems]
             ) from None
         files = (builtin, override)
-    pack = _build(provider, doc, sources, files)
+    assert model is not None  # a complete document validates to one, or raises
+    pack = Pack.of(model, doc, sources, files)
     with _cache_lock:
         _cache[key] = (signature, pack)
     return pack
@@ -1072,19 +449,20 @@ def _check_override_hosts(override: Path, patch: dict[str, Any], provider: str) 
     shown = ", ".join(f"{d}, *.{d}" for d in own) or "none"
     problems: list[str] = []
     refused: list[str] = []
-    for section, fields in SCHEMA.items():
+    for section, fields in PackDocument.model_fields.items():
         body = patch.get(section)
-        if not isinstance(body, dict):
+        section_model = model_in(fields.annotation)
+        if not isinstance(body, dict) or section_model is None:
             continue
-        for key, field in fields.items():
-            entry = body.get(key)
-            if field.kind not in ("url", "urls", "hosts") or not isinstance(entry, dict):
+        for key, field in section_model.model_fields.items():
+            entry, kind = body.get(key), model_in(field.annotation)
+            if kind not in (Url, UrlList, HostList) or not isinstance(entry, dict):
                 continue
             raw = entry.get("value")
-            values = [raw] if field.kind == "url" else list(raw or [])
+            values = [raw] if kind is Url else list(raw or [])
             for i, value in enumerate(values):
-                where = f"{section}.{key}.value" + ("" if field.kind == "url" else f"[{i}]")
-                if field.kind == "hosts":
+                where = f"{section}.{key}.value" + ("" if kind is Url else f"[{i}]")
+                if kind is HostList:
                     host, scheme = str(value).lower().rstrip("."), "https"
                 else:
                     match = _PLAIN_URL.match(str(value))

@@ -128,7 +128,8 @@ def test_a_corrupt_job_file_is_reported_clearly(tmp_path: Path) -> None:
     assert str(store.path(broken.id)) in message and "not JSON" in message
     assert "Delete the file" in message and caught.value.code == "job_unreadable"
     # A record of the wrong shape says which field.
-    store.path(broken.id).write_text(json.dumps({**good.to_record(), "id": broken.id, "status": 3}))
+    record = json.loads(good.to_text())
+    store.path(broken.id).write_text(json.dumps({**record, "id": broken.id, "status": 3}))
     with pytest.raises(JobUnreadable, match="status"):
         store.load(broken.id)
     jobs, unreadable = store.scan()
@@ -189,7 +190,7 @@ async def test_a_job_is_claimed_only_once_its_process_is_gone(tmp_path: Path) ->
     store = JobStore(tmp_path)
     try:
         job = store.load(job_id)
-        assert job.owner_pid == proc.pid and owner_alive(job.owner_pid, job.owner_start)
+        assert job.owner.pid == proc.pid and owner_alive(job.owner.pid, job.owner.start)
         assert store.try_lock(job_id) is None  # its process runs it
         assert not await store.wait_unlocked(job_id, 0.2)
         waiting = asyncio.ensure_future(store.wait_unlocked(job_id, 30))
@@ -202,7 +203,7 @@ async def test_a_job_is_claimed_only_once_its_process_is_gone(tmp_path: Path) ->
             if stream is not None:
                 stream.close()
     job = store.load(job_id)
-    assert job.status == "running" and not owner_alive(job.owner_pid, job.owner_start)
+    assert job.status == "running" and not owner_alive(job.owner.pid, job.owner.start)
     first = store.try_lock(job_id)
     assert first is not None
     try:

@@ -86,7 +86,12 @@ def test_every_key_of_a_both_result_is_snake_case_answers_and_errors_alike() -> 
 
 
 def test_every_key_of_a_scenario_report_entry_is_snake_case() -> None:
-    scenario = Scenario("s", "S", "both", "How do I read files asynchronously in Python?")
+    scenario = Scenario(
+        id="s",
+        name="S",
+        provider="both",
+        question={"template": "How do I read files asynchronously in Python?"},
+    )
     answered = ProviderOutcome(
         "chatgpt", ask_result(), steps=[StepMark("connect", 0.0), StepMark("done", 0.2)]
     )
