@@ -63,6 +63,11 @@ async def read_files(files: Files, policy: FilePolicy | None = None) -> Attachme
 
 
 class Bridge:
+    """What bridge does, over one browser: ask ChatGPT, Gemini or both (``ask``, ``ask_both``),
+    read their conversations, and run asks as jobs that outlive this process (``start_job``,
+    ``wait_job``, ``cancel_job``: delegated to ``JobRunner``). Every face (MCP, CLI, pytest,
+    scenarios) calls these methods; ``Runtime`` builds one."""
+
     def __init__(
         self,
         browser: Browser,

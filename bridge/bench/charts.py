@@ -43,6 +43,8 @@ COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#1
 
 @dataclass
 class Point:
+    """One measured point of a chart: x, y and what else was noted there."""
+
     x: float
     y: float
     #: Anything else noted at this point (raw samples, which answer source won, …).
@@ -59,6 +61,8 @@ class Point:
 
 @dataclass
 class Series:
+    """A named line of points on a chart; a reference line is drawn dashed."""
+
     name: str
     points: list[Point] = field(default_factory=list)
     #: A reference (direct CDP, an ideal, the page's own size) rather than bridge's own

@@ -40,6 +40,8 @@ def same(answer: str, source: str) -> bool:
 
 @dataclass
 class Figure:
+    """How many answers of one provider read through one source equal what the site sent."""
+
     provider: str
     source: str
     exact: int = 0

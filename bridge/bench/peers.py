@@ -141,6 +141,8 @@ def _page(path: str, query: Mapping[str, list[str]]) -> str | None:
 
 @dataclass(frozen=True)
 class Task:
+    """One held-out browser task: the page it opens and the tool call each peer makes on it."""
+
     name: str
     page: str
     tool: str

@@ -35,6 +35,8 @@ DEMO_NOTE = (
 
 @dataclass(frozen=True)
 class DemoSetup:
+    """What the demo runs against: the fake sites it started and its state directory."""
+
     sites: FakeSites
     state_dir: Path  # temporary unless the person named one
 

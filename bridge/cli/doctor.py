@@ -70,6 +70,8 @@ _PAGE_STATES = {
 
 @dataclass(frozen=True)
 class Check:
+    """One line of ``bridge doctor``: what was checked, whether it passed, and the fix."""
+
     name: str
     ok: bool | None  # None: not applicable or optional (shown, never a failure)
     detail: str

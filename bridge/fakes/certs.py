@@ -24,6 +24,8 @@ FAKE_HOSTS = ("chatgpt.com", "gemini.google.com")
 
 @dataclass(frozen=True)
 class Certificate:
+    """A self-signed certificate and its key, PEM-encoded, for the fake sites' TLS."""
+
     cert_pem: bytes
     key_pem: bytes
 

@@ -1,7 +1,7 @@
 """Markdown to the answer markup the fake sites show, by a kept library (markdown-it-py).
 
 The fakes used to render answers with a converter written here, and bridge reads the DOM back
-into markdown with another one written here (``bridge/providers/page.js``), so each was only
+into markdown with another one written here (``bridge/js/page.js``), so each was only
 ever checked against code from the same hands. Here the markdown becomes HTML by
 markdown-it-py, a CommonMark implementation kept by others and tested against the CommonMark
 spec, with GFM tables, strikethrough and task lists, and GFM autolinks and math by

@@ -71,6 +71,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Choice:
+    """The answer text chosen among the sources, which source gave it, and why the others lost."""
+
     text: str
     source: Source
     #: Sources tried before the chosen one, each with why it lost (for ``used.fallbacks``

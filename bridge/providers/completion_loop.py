@@ -54,6 +54,9 @@ Observations = EventStream[dict[str, Any]]
 
 @dataclass(frozen=True)
 class CompletionSettings:
+    """How the completion loop waits: the completion timings, the safety re-read and the focus
+    grace before ``bringToFront``."""
+
     timings: CompletionTimings = field(default_factory=CompletionTimings)
     safety_poll_s: float = 5.0  # re-read the page this often even if no report arrives
     focus_grace_s: float = 2.0  # after focus emulation, how long before bringToFront

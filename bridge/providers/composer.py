@@ -44,6 +44,9 @@ SEND_ENABLED_S = 60.0
 
 @dataclass(frozen=True)
 class InputMethod:
+    """One way to put the question in the composer (script, insertText, keys), tried in the
+    pack's ``flow.input_methods`` order."""
+
     name: str
     phase: int  # reported as ``used.input_phase`` (1 = script, 2 = insertText, 3 = keys)
     apply: Callable[[AskContext], Awaitable[Any]]
@@ -51,6 +54,9 @@ class InputMethod:
 
 @dataclass(frozen=True)
 class SendMethod:
+    """One way to send the question (the send button, Enter, …), tried in order until the
+    site shows it was sent."""
+
     name: str
     apply: Callable[[AskContext], Awaitable[bool]]  # False: this method cannot even try
 

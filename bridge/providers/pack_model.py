@@ -269,12 +269,16 @@ class Entry(_Model):
 
 
 class Selectors(Entry):
+    """A pack entry of CSS selectors."""
+
     kind = "css"
     css: Annotated[tuple[CssSelector, ...], Field(min_length=1), _listsays("selectors")]
     """CSS selectors, one per item, tried in order."""
 
 
 class Texts(Entry):
+    """A pack entry of visible texts per language (labels the page shows)."""
+
     kind = "texts"
     texts: Annotated[
         dict[Language, TextList],
@@ -304,6 +308,8 @@ class Texts(Entry):
 
 
 class Pattern(Entry):
+    """A pack entry holding a regular expression both Python and JavaScript read alike."""
+
     kind = "regex"
     regex: Regex
     """A regular expression both Python and JavaScript read alike."""
@@ -319,21 +325,29 @@ class Value(Entry):
 
 
 class Url(Value):
+    """A pack entry holding one URL."""
+
     kind = "url"
     value: UrlText
 
 
 class UrlList(Value):
+    """A pack entry holding a list of URLs (or URL prefixes)."""
+
     kind = "urls"
     value: Annotated[tuple[UrlText, ...], Field(min_length=1), _listsays("URLs")]
 
 
 class HostList(Value):
+    """A pack entry holding a list of host names."""
+
     kind = "hosts"
     value: Annotated[tuple[HostName, ...], Field(min_length=1), _listsays("host names")]
 
 
 class Seconds(Value):
+    """A pack entry holding a duration in seconds (> 0)."""
+
     kind = "number"
     value: Annotated[
         float,
@@ -343,6 +357,8 @@ class Seconds(Value):
 
 
 class Count(Value):
+    """A pack entry holding a count (an integer >= 0)."""
+
     kind = "int"
     value: Annotated[
         int, Field(ge=0, strict=True), says(lambda v: f"must be an integer >= 0, not {v!r}")
@@ -350,11 +366,15 @@ class Count(Value):
 
 
 class Switch(Value):
+    """A pack entry holding a flow switch (true or false)."""
+
     kind = "bool"
     value: Annotated[bool, Field(strict=True), says(lambda v: f"must be true or false, not {v!r}")]
 
 
 class InputMethods(Value):
+    """A pack entry naming the composer's input methods, in the order they are tried."""
+
     kind = "names"
     value: Annotated[
         tuple[Annotated[InputMethod, _choice(INPUT_METHOD_NAMES)], ...],
@@ -365,6 +385,8 @@ class InputMethods(Value):
 
 
 class ExtractionSteps(Value):
+    """A pack entry naming the answer's extraction steps, in the order they are tried."""
+
     kind = "names"
     value: Annotated[
         tuple[Annotated[ExtractionStep, _choice(EXTRACTION_STEPS)], ...],
@@ -375,6 +397,8 @@ class ExtractionSteps(Value):
 
 
 class ScriptInput(Value):
+    """A pack entry naming how the page script puts text in the composer."""
+
     kind = "name"
     value: Annotated[ScriptInputName, _choice(SCRIPT_INPUTS)]
 
@@ -423,6 +447,9 @@ class _Section(_Model):
 
 
 class Urls(_Section):
+    """A pack's ``urls`` section: the site's home, its tabs, its conversations, its login
+    pages."""
+
     home: Url
     tab_prefixes: UrlList
     conversation_path: Pattern
@@ -431,6 +458,8 @@ class Urls(_Section):
 
 
 class SelectorSet(_Section):
+    """A pack's ``selectors`` section: where the composer, its buttons and the answers are."""
+
     input: Selectors
     send_button: Selectors
     stop_button: Selectors
@@ -476,6 +505,8 @@ class SelectorSet(_Section):
 
 
 class TextSet(_Section):
+    """A pack's ``texts`` section: the labels and phrases the page shows, per language."""
+
     send_labels: Texts | None = None
     stop_labels: Texts | None = None
     control_exclude: Pattern | None = None
@@ -498,6 +529,9 @@ class TextSet(_Section):
 
 
 class Network(_Section):
+    """A pack's ``network`` section: the requests bridge reads passively (the answer stream,
+    the stop request, the conversation read)."""
+
     answer_stream: AnswerStream
     stop_request: AnswerStream | None = None
     conversation_read: ReadStream | None = None
@@ -505,6 +539,8 @@ class Network(_Section):
 
 
 class Flow(_Section):
+    """A pack's ``flow`` section: the switches, waits and orders of the ask steps."""
+
     input_methods: InputMethods
     input_wait_s: Seconds
     send_confirm_s: Seconds

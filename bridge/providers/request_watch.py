@@ -46,6 +46,9 @@ class RequestRule(Protocol):
 
 @dataclass
 class WatchedRequest:
+    """One network request a watch saw: its URL, status, headers and, once it ended, its body
+    or why it has none."""
+
     request_id: str
     url: str
     status: int | None = None

@@ -51,6 +51,8 @@ NewTab = Callable[..., Awaitable[CdpSession]]
 
 @dataclass(frozen=True)
 class BridgeOptions:
+    """The plugin's command-line options, read once per session (``--bridge-live``, …)."""
+
     live: bool = False
     headed: bool = False
     link: str = "websocket"

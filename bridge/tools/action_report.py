@@ -22,6 +22,9 @@ class PageState:
 
 @dataclass
 class ActionReport:
+    """What a browser action did and what followed it: the tab's URL and title after, new tabs,
+    console errors; the text a tool returns is made from it."""
+
     did: str  # "Clicked e12", "Navigated to https://…"
     tab_id: int
     url: str = ""

@@ -20,6 +20,8 @@ __all__ = ["Element", "query_selector"]
 
 @dataclass(frozen=True)
 class Element:
+    """A page element a tool acts on: a remote object in its tab (and frame session)."""
+
     tab: CdpSession
     object_id: str
     session_id: str | None = None

@@ -29,6 +29,8 @@ Params = dict[str, Any]
 
 @dataclass
 class ConsoleEntry:
+    """One console message or page error, as ``browser_console_messages`` lists it."""
+
     level: str  # log, info, warning, error, debug (console API levels; "error" for exceptions)
     text: str
     source: str  # console, exception, log (browser-side messages: network errors, CSP, …)
@@ -45,6 +47,8 @@ class ConsoleEntry:
 
 @dataclass
 class NetworkEntry:
+    """One network request of a tab, as ``browser_network_requests`` lists it."""
+
     request_id: str
     method: str
     url: str
@@ -82,6 +86,8 @@ class NetworkEntry:
 
 @dataclass
 class Dialog:
+    """A JavaScript dialog the page opened (alert, confirm, prompt, beforeunload)."""
+
     kind: str  # alert, confirm, prompt, beforeunload
     message: str
     default_prompt: str = ""

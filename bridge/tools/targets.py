@@ -21,6 +21,9 @@ __all__ = ["FrameInfo", "TabState", "TargetNotFound", "resolve_target"]
 
 
 class TargetNotFound(BridgeError):
+    """A ref, selector or text named no element of the latest snapshot; the message says
+    what to do."""
+
     code = "target_not_found"
 
 

@@ -920,7 +920,7 @@ async def test_a_flood_is_slowed_down_not_dropped_and_leaves_the_persons_tabs_al
         await flooder.replies_for(range(1, FLOOD + 1), scaled(120.0))
         values = [flooder.replies[i]["result"]["result"]["value"] for i in range(1, FLOOD + 1)]
         assert values == list(range(1, FLOOD + 1))  # every command answered, none dropped
-        assert server_side.peak_in_flight == MAX_IN_FLIGHT  # never past the bound
+        assert server_side.stats.peak_in_flight == MAX_IN_FLIGHT  # never past the bound
         # Another flood, and the flooder dies without reading a single answer.
         gone: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         extension_link.sessions[flood_tab].on_end(lambda e: gone.done() or gone.set_result(e))

@@ -33,6 +33,8 @@ def _iso(epoch: float) -> str:
 
 
 class JobNotFound(BridgeError):
+    """No job of that id in this state directory; the message says how to list the jobs."""
+
     code = "job_not_found"
 
     def __init__(self, job_id: str, where: Path) -> None:

@@ -81,6 +81,14 @@ def _bound_reading(ws: ServerConnection) -> None:
         assembler.high, assembler.low = MAX_QUEUED_FRAMES, MAX_QUEUED_FRAMES // 4
 
 
+@dataclass
+class ClientStats:
+    """What happened on one DevTools connection, counted; never used to decide anything."""
+
+    #: The most commands that were ever under way at once (at most MAX_IN_FLIGHT).
+    peak_in_flight: int = 0
+
+
 @dataclass(eq=False)
 class CdpClient:
     """One ``/cdp`` connection and what its commands set up: sessions, contexts, the
@@ -95,9 +103,9 @@ class CdpClient:
     contexts: dict[str, set[int]] = field(default_factory=dict)
     #: Numbers for the session and context ids this client is given.
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
-    #: Commands under way now, and the most there ever were at once (at most MAX_IN_FLIGHT).
+    #: Commands under way now (at most MAX_IN_FLIGHT: beyond, the connection is not read).
     in_flight: int = 0
-    peak_in_flight: int = 0
+    stats: ClientStats = field(default_factory=ClientStats)
     _room: asyncio.Event = field(default_factory=asyncio.Event)
     sessions: ClientSessions = field(init=False)
     downloads: ClientDownloads = field(init=False)
@@ -126,7 +134,7 @@ class CdpClient:
                 if not await self._wait_for_room(closed):
                     return
                 self.in_flight += 1
-                self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+                self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.in_flight)
                 self.tasks.spawn(self._command(message), on_done=self._command_done)
         except ConnectionClosed:
             pass

@@ -39,6 +39,8 @@ _FENCED_BLOCK = re.compile(r"^```[^\n]*\n.*?^```", re.MULTILINE | re.DOTALL)
 
 @dataclass(frozen=True)
 class Check:
+    """One assertion of a scenario: its name, whether it passed, what was seen and expected."""
+
     name: str
     passed: bool
     actual: Any

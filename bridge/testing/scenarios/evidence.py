@@ -57,6 +57,8 @@ class Excerpt:
 
 @dataclass(frozen=True)
 class Evidence:
+    """One piece of evidence attached to a scenario's report (a screenshot, the page, a text)."""
+
     name: str
     body: bytes | str
     kind: str  # "png", "jpeg", "html" or "text"

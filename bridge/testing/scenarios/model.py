@@ -319,11 +319,15 @@ def _unknown(error: ErrorDetails, noun: str, known: str) -> ErrorDetails | dict[
 
 
 class Question(_Model):
+    """A scenario's question."""
+
     template: Template
     """The question; {{timestamp}}, {{date}} and {{id}} are filled in at run time."""
 
 
 class Setup(_Model):
+    """What a scenario sets up before it asks (an existing chat, an instruction for a person)."""
+
     instruction: Text | None = None
     """Shown to a person running live (the upstream suite prints it before the scenario)."""
     require_existing_tab: Flag = False
@@ -424,6 +428,8 @@ class Expect(_Model):
 
 
 class AskSettings(_Model):
+    """How a scenario asks: skip the thinking phase, and its own timeout."""
+
     skip_thinking: Flag = False
     timeout_ms: Annotated[float, Strict(), Field(ge=1), _must_be("a number >= 1")] | None = None
 

@@ -76,6 +76,8 @@ class FakeEvidence:
 
 @dataclass
 class ProviderOutcome:
+    """What one provider did in a scenario: its result or error, its steps, the fake's evidence."""
+
     provider: Provider
     result: AskResult | None = None
     error_code: str | None = None
@@ -94,6 +96,8 @@ class ProviderOutcome:
 
 @dataclass
 class ScenarioOutcome:
+    """What a scenario run did, per provider: the report's record of it."""
+
     scenario_id: str
     question: str
     live: bool
