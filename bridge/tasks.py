@@ -81,3 +81,16 @@ class TaskSet:
             for task in pending:
                 task.cancel()
             await asyncio.wait(pending)
+
+
+async def cancel_and_wait(task: asyncio.Future[Any], log: logging.Logger, what: str) -> None:
+    """Cancel one background task (a reader of a pipe or a socket) and wait until it has ended.
+    What it raised is only said at debug level: its output was diagnostics, and the owner is
+    stopping anyway and goes on with its own clean-up."""
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass  # what was asked for
+    except Exception as exc:
+        log.debug("%s ended with %r", what, exc)

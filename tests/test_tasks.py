@@ -1,4 +1,5 @@
-"""bridge.tasks.TaskSet: background tasks kept, their failures logged, all stopped together."""
+"""bridge.tasks: background tasks kept, their failures logged, all stopped together; one task
+cancelled and awaited (cancel_and_wait)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import logging
 
 import pytest
 
-from bridge.tasks import TaskSet
+from bridge.tasks import TaskSet, cancel_and_wait
 
 
 async def test_a_task_that_raises_is_logged_and_the_others_go_on(
@@ -125,3 +126,35 @@ async def test_cancel_cancels_without_waiting() -> None:
     assert not task.done()  # cancelling is asked for, not awaited
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_cancel_and_wait_ends_a_reader_and_says_what_it_raised_at_debug_level(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    log = logging.getLogger("tests.reader")
+    started = asyncio.Event()
+
+    async def reads_forever() -> None:
+        started.set()
+        await asyncio.Event().wait()
+
+    reader = asyncio.ensure_future(reads_forever())
+    await started.wait()
+    await cancel_and_wait(reader, log, "reader")
+    assert reader.cancelled()
+
+    inside = asyncio.Event()
+
+    async def breaks_when_cancelled() -> None:
+        inside.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            raise OSError("the pipe broke")  # what a reader's clean-up may do
+
+    broken = asyncio.ensure_future(breaks_when_cancelled())
+    await inside.wait()  # so the cancellation lands inside it
+    with caplog.at_level(logging.DEBUG, logger="tests.reader"):
+        await cancel_and_wait(broken, log, "reader")  # not raised here
+    assert broken.done() and not broken.cancelled()
+    assert any("reader ended with OSError" in r.getMessage() for r in caplog.records)

@@ -33,6 +33,7 @@ from bridge.link import native_install
 from bridge.link.registry import ENV_RUNTIME_DIR
 from bridge.link.relay import Relay
 from bridge.link.trust_root import Island
+from bridge.tasks import cancel_and_wait
 from bridge.waiting import scaled
 from bridge.wire.extension import extension_dir
 
@@ -397,13 +398,7 @@ class LaunchedBrowser:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
         if self._reader is not None:
-            self._reader.cancel()
-            try:
-                await self._reader
-            except asyncio.CancelledError:
-                pass  # what we asked for
-            except Exception as exc:  # its output is only diagnostics; say why it ended
-                log.debug("reader ended with %r", exc)
+            await cancel_and_wait(self._reader, log, "reader")
             self._reader = None
         if self._temp_profile is not None:
             self._temp_profile.cleanup()

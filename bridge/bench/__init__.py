@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -13,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.fakes import FakeSites
 
-__all__ = ["fake_site_runtime", "serve_pages"]
+__all__ = ["fake_site_runtime", "serve_pages", "timed_ms"]
 
 #: A page by its path and query (``/nodes``, ``{"n": ["100"]}``): HTML, or None for a 404.
 PageSource = Callable[[str, Mapping[str, list[str]]], str | None]
@@ -68,3 +69,13 @@ def fake_site_runtime(session_key: str, **options: object) -> Iterator[tuple[Fak
             )
         )
         yield fakes, runtime
+
+
+async def timed_ms(call: Callable[[], Awaitable[object]], n: int) -> list[float]:
+    """``call`` awaited ``n`` times one after another: each round trip in milliseconds."""
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        await call()
+        out.append((time.perf_counter() - t0) * 1000)
+    return out

@@ -11,6 +11,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from bridge.bench import timed_ms
 from bridge.bench.stats import Figure, median, p95
 from bridge.cdp.browser import Browser
 from bridge.cdp.direct import DirectCdp
@@ -42,12 +43,7 @@ def _middle_mean(values: list[float]) -> float:
 async def _sequential(call: Call, n: int) -> list[float]:
     for _ in range(min(100, n // 5)):  # warm up both paths the same way
         await call()
-    out = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        await call()
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
+    return await timed_ms(call, n)
 
 
 async def _throughput(call: Call, n: int, in_flight: int) -> float:

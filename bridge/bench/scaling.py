@@ -30,14 +30,14 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from bridge.app.runtime import Runtime
-from bridge.bench import fake_site_runtime, serve_pages
+from bridge.bench import fake_site_runtime, serve_pages, timed_ms
 from bridge.bench.charts import Curve, Point, Series, write_charts
 from bridge.bench.stats import median, p95
 from bridge.cdp.direct import DirectCdp
@@ -119,15 +119,6 @@ async def _close_quietly(runtime: Runtime, tab_id: int) -> None:
 # -- 1. tabs attached ---------------------------------------------------------------------------
 
 
-async def _timed(call: Callable[[], Awaitable[object]], n: int) -> list[float]:
-    out = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        await call()
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
-
-
 async def _open_tabs(runtime: Runtime, base: str, first: int, count: int) -> list[CdpSession]:
     """``count`` more tabs at idle pages, attached through bridge, a few at a time."""
     limit = asyncio.Semaphore(4)
@@ -171,9 +162,9 @@ async def tabs_curve(
             assert direct is not None
             return await direct.call("Runtime.evaluate", {"expression": "1"}, sid)
 
-        await _timed(via_bridge, max(20, settings.calls // 5))  # warm both paths up
+        await timed_ms(via_bridge, max(20, settings.calls // 5))  # warm both paths up
         if direct is not None:
-            await _timed(via_direct, max(20, settings.calls // 5))
+            await timed_ms(via_direct, max(20, settings.calls // 5))
         for n in settings.tabs:
             more = n - 1 - len(extra)
             t0 = time.perf_counter()
@@ -183,9 +174,9 @@ async def tabs_curve(
             bridge_ms: list[float] = []
             direct_ms: list[float] = []
             for _ in range(2):  # interleaved halves: drift on a shared machine hits both
-                bridge_ms += await _timed(via_bridge, settings.calls // 2)
+                bridge_ms += await timed_ms(via_bridge, settings.calls // 2)
                 if direct is not None:
-                    direct_ms += await _timed(via_direct, settings.calls // 2)
+                    direct_ms += await timed_ms(via_direct, settings.calls // 2)
             b50.add(n, median(bridge_ms), calls=len(bridge_ms), open_ms_per_tab=open_ms)
             b95.add(n, p95(bridge_ms))
             if d50 is not None and d95 is not None:
@@ -474,7 +465,7 @@ async def snapshot_curves(
 async def _direct_ax_tree(direct: DirectCdp, url: str, times: int) -> list[float]:
     sid = await direct.attach_page(url)
     try:
-        return await _timed(
+        return await timed_ms(
             lambda: direct.call("Accessibility.getFullAXTree", {}, sid, timeout=120), times
         )
     finally:

@@ -21,6 +21,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from bridge.errors import CdpError
+from bridge.tasks import cancel_and_wait
 from bridge.waiting import wait_for
 from bridge.wire.extension import EXTENSION_ID, MAX_FRAME
 
@@ -138,13 +139,7 @@ class DirectCdp:
         if self._ws is not None:
             await self._ws.close()
         if self._reader is not None:
-            self._reader.cancel()
-            try:
-                await self._reader
-            except asyncio.CancelledError:
-                pass  # what we asked for
-            except Exception as exc:  # its output is only diagnostics; say why it ended
-                log.debug("reader ended with %r", exc)
+            await cancel_and_wait(self._reader, log, "reader")
 
     async def _read(self) -> None:
         assert self._ws is not None

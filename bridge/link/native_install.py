@@ -16,7 +16,6 @@ into a temporary directory without touching the real profile or registry.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import ntpath
 import os
@@ -24,12 +23,12 @@ import posixpath
 import shlex
 import stat
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal, Protocol
 
+from bridge.store.state import write_atomically
 from bridge.wire.extension import EXTENSION_ID
 
 __all__ = [
@@ -290,21 +289,10 @@ def _put(path: Path, data: bytes, mode: int) -> bool:
     if same:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    # A temporary file in the same directory and os.replace: the browser may start the host at
-    # any moment and must never see a half-written manifest or wrapper.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        # Set explicitly: mkstemp makes 0o600, and the browser may run as a sandboxed user.
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    # Whole or not at all: the browser may start the host at any moment and must never see a
+    # half-written manifest or wrapper. The mode is set explicitly: the browser may run as a
+    # sandboxed user.
+    write_atomically(path, data, mode=mode)
     return True
 
 

@@ -24,11 +24,10 @@ import re
 import secrets
 import stat
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from bridge.store.state import owner_uid, private_state_dir
+from bridge.store.state import owner_uid, private_state_dir, write_atomically
 
 __all__ = ["load_or_create_token", "read_token", "token_file_problem", "token_matches"]
 
@@ -103,7 +102,7 @@ def load_or_create_token(path: Path) -> tuple[str, bool]:
                 flush=True,
             )
         token = _make_token()
-        _write_private(path, token + "\n")
+        write_atomically(path, token + "\n")
     return token, True
 
 
@@ -115,26 +114,6 @@ def _locked(lock_path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
-
-
-def _write_private(path: Path, text: str) -> None:
-    """``text`` into ``path`` whole or not at all: a new 0600 file beside it (``O_EXCL``:
-    never one that already exists, nor through a link), then renamed over it (a symbolic
-    link in its place is replaced, its target untouched)."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        try:
-            os.fchmod(fd, 0o600)  # whatever the umask
-            os.write(fd, text.encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def token_matches(given: str | None, token: str) -> bool:

@@ -384,11 +384,19 @@ def _atomic_write(path: Path, text: str) -> None:
     _atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
+def _atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """``data`` into ``path`` whole or not at all: a new file beside it (``O_EXCL``: never one
+    that already exists, nor through a link), given ``mode`` whatever the umask, written,
+    fsync-ed, then renamed over ``path`` (a symbolic link in its place is replaced, its target
+    untouched). Readers, and a browser starting a native host at any moment, see the old file
+    or the new one, never half of it."""
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
-    fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    nofollow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | nofollow)
     try:
         try:
+            if hasattr(os, "fchmod"):  # Windows keeps no POSIX permission bits
+                os.fchmod(fd, mode)
             view = memoryview(data)
             while view:
                 written = _write(fd, view)
@@ -427,9 +435,11 @@ def _read_text(path: Path) -> str:
 # (each calls the private function at call time, so a test's stand-in applies to them too).
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``path`` whole or not at all (a temporary file, fsync, rename)."""
-    _atomic_write(path, text)
+def write_atomically(path: Path, data: str | bytes, *, mode: int = 0o600) -> None:
+    """Write ``path`` whole or not at all, with ``mode`` (0600 unless said: bridge's files are
+    the person's alone). Every file bridge writes goes through here: state, jobs, tokens, the
+    native host's manifest and wrapper, scenario reports."""
+    _atomic_write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data, mode)
 
 
 def open_private(path: Path, flags: int) -> int:

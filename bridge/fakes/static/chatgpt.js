@@ -213,17 +213,25 @@
       }
       onChange(state);
     });
+    sendOnEnter(element, onEnter);
+    return {
+      element,
+      get text() { return state; },
+      clear() { state = ''; renderEmpty(); onChange(state); },
+    };
+  }
+
+  /**
+   * Enter sends, Shift+Enter and an IME composition's Enter do not (both composers).
+   * @param {HTMLElement} element @param {() => void} onEnter
+   */
+  function sendOnEnter(element, onEnter) {
     element.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
         onEnter();
       }
     });
-    return {
-      element,
-      get text() { return state; },
-      clear() { state = ''; renderEmpty(); onChange(state); },
-    };
   }
 
   /**
@@ -239,12 +247,7 @@
     }));
     let state = '';
     element.addEventListener('input', () => { state = element.value; onChange(state); });
-    element.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-        event.preventDefault();
-        onEnter();
-      }
-    });
+    sendOnEnter(element, onEnter);
     return {
       element,
       get text() { return state; },

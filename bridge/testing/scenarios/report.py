@@ -17,15 +17,14 @@ for tools, and the page is only ever rendered from it (:func:`.html_report.rende
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bridge.store.state import write_atomically
 from bridge.testing.scenarios.checks import Check
 from bridge.testing.scenarios.html_report import render_html
 from bridge.testing.scenarios.model import Scenario
@@ -158,20 +157,6 @@ class RunReport:
         The JSON goes first, so a page that cannot be rendered (a bug, and it raises) never
         costs the report itself."""
         text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
-        _write_atomically(self.path, text)
+        write_atomically(self.path, text)
         # Rendered from what the file says (default=str applied), as a reader of it sees it.
-        _write_atomically(self.html_path, render_html(json.loads(text)))
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        write_atomically(self.html_path, render_html(json.loads(text)))
