@@ -48,6 +48,7 @@ from bridge.cli.token import show_command
 from bridge.errors import AttachmentRefused, BridgeError, PathNotAllowed
 from bridge.link import native_install
 from bridge.link.relay import PAIRING_S, Relay
+from bridge.logs import LogSetupError, add_log_arguments, setup_logging
 from bridge.providers.attachments import Attachments, prepare_files
 from bridge.providers.results import PROVIDERS, AskResult, Provider
 from bridge.store.state import StateStore, default_state_dir
@@ -468,7 +469,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     doctor.add_arguments(doc)
     add_runtime_arguments(doc)
+    for command in sub.choices.values():  # every command logs the same way (bridge.logs)
+        add_log_arguments(command)
     args = parser.parse_args(argv)
+    try:
+        setup_logging(log_file=args.log_file)
+    except LogSetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.command == "extension-path":
         print(extension_dir())
         return 0

@@ -42,6 +42,7 @@ from typing import Any, Final
 from bridge.errors import BridgeError
 from bridge.link.registry import FramedStream, connect_or_clean, runtime_dir
 from bridge.link.trust_root import ENV_ISLAND, load_secret
+from bridge.logs import LogSetupError, setup_logging
 from bridge.tasks import TaskSet
 from bridge.waiting import scaled
 from bridge.wire.native_framing import FROM_BROWSER_LIMIT, FrameDecoder, FrameError, encode
@@ -263,16 +264,24 @@ def _preconditions() -> tuple[Path, str, bool] | str:
     return directory, secret, island
 
 
+def _setup_logging() -> None:
+    """bridge's one set-up (:mod:`bridge.logs`): to stderr, which the browser keeps in its own
+    log, and to ``BRIDGE_LOG_FILE`` when the browser's environment names one (the browser
+    starts the host with no arguments of bridge's). A bad setting must not stop the host,
+    whose failure would cut the extension off: it is said, and warnings only are logged."""
+    try:
+        setup_logging()
+    except LogSetupError as exc:
+        setup_logging(environ={})
+        log.warning("%s; logging warnings only to stderr", exc)
+
+
 def main() -> int:
     # The real stdout is Chrome's pipe: keep it for frames only, point fd 1 at stderr.
     frames_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    logging.basicConfig(
-        level=os.environ.get("BRIDGE_NATIVE_LOG_LEVEL", "WARNING"),
-        format="bridge native host: %(levelname)s %(message)s",
-        stream=sys.stderr,
-    )
+    _setup_logging()
     ready = _preconditions()
     if isinstance(ready, str):
         # Failing closed: the extension is told, serves no relay, and its popup says why;

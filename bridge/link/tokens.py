@@ -27,6 +27,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from bridge.logs import never_log
 from bridge.store.state import owner_uid, private_state_dir, write_atomically
 
 __all__ = ["load_or_create_token", "read_token", "token_file_problem", "token_matches"]
@@ -71,6 +72,7 @@ def read_token(path: Path) -> tuple[str | None, str | None]:
         token = ""
     if not _TOKEN_SHAPE.match(token):
         return None, "does not hold a token bridge made"
+    never_log(token)  # whoever reads it may log something holding it: not in a log line
     return token, None
 
 
@@ -102,6 +104,7 @@ def load_or_create_token(path: Path) -> tuple[str, bool]:
                 flush=True,
             )
         token = _make_token()
+        never_log(token)
         write_atomically(path, token + "\n")
     return token, True
 

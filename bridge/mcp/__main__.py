@@ -38,6 +38,7 @@ from bridge.cli.token import show_command
 from bridge.errors import BridgeError
 from bridge.link import native_install
 from bridge.link.redaction import UVICORN_LOGGERS, redact_request_logs
+from bridge.logs import LogSetupError, add_log_arguments, setup_logging
 from bridge.mcp.auth import (
     RequestGuard,
     StaticTokenVerifier,
@@ -101,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-file-urls", action="store_true", help="let browser tools open file: URLs"
     )
     p.add_argument("--verbose", action="store_true", help="log details to stderr")
+    add_log_arguments(p)
     p.add_argument(
         "--demo",
         action="store_true",
@@ -367,12 +369,13 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        stream=sys.stderr,  # stdout carries the MCP protocol in stdio mode
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-    )
-    logging.getLogger("websockets").setLevel(logging.WARNING)  # one line per probe otherwise
+    try:  # to stderr (stdout carries the MCP protocol in stdio mode), and --log-file
+        setup_logging(
+            log_file=args.log_file, default_level=logging.INFO if args.verbose else logging.WARNING
+        )
+    except LogSetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return asyncio.run(serve(args))
 
 
