@@ -13,6 +13,10 @@
 - ``python -m bridge pair``: without the native host, pair the extension by hand: a one-time
   code the person types into bridge's popup.
 - ``python -m bridge doctor [--live] [--json] [--launch …]``: check everything bridge needs.
+- ``python -m bridge snapshot chatgpt|gemini|TAB_ID``: a tab's accessibility outline and a
+  PNG screenshot (the MCP tool ``take_cdp_snapshot``'s view).
+
+Every command takes ``--log-file PATH`` and honours ``BRIDGE_LOG`` (``bridge.logs``).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from bridge.app.runtime import (
     start_error,
 )
 from bridge.cli import doctor
+from bridge.cli import snapshot as snapshot_command
 from bridge.cli import token as token_command
 from bridge.cli.about import version_line
 from bridge.cli.demo import DEMO_NOTE, demo_setup, demo_summary, refuse_demo_options
@@ -469,6 +474,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     doctor.add_arguments(doc)
     add_runtime_arguments(doc)
+    snapshot_command.add_arguments(
+        sub.add_parser(
+            "snapshot",
+            help="what a tab shows: its accessibility outline, and a screenshot file",
+            description="Print the accessibility outline of a tab (chatgpt, gemini or a tab "
+            "id) and write a PNG screenshot of it: what the MCP tool take_cdp_snapshot shows.",
+        )
+    )
     for command in sub.choices.values():  # every command logs the same way (bridge.logs)
         add_log_arguments(command)
     args = parser.parse_args(argv)
@@ -491,6 +504,7 @@ def main(argv: list[str] | None = None) -> int:
         "relay": _relay_main,
         "cdp": _cdp_main,
         "pair": _pair_main,
+        "snapshot": snapshot_command.run,
     }
     runner = runners[args.command]
     with contextlib.suppress(KeyboardInterrupt):

@@ -17,10 +17,10 @@ from pydantic import Field
 
 from bridge.app.facade import Bridge
 from bridge.app.jobs import Job
-from bridge.cdp.session import CdpSession
+from bridge.app.tab_snapshot import resolve_target, take_snapshot
 from bridge.mcp.registration import text_result, tool
 from bridge.providers.results import Progress, Provider
-from bridge.tools.outline import accessibility_outline, dom_matches, screenshot
+from bridge.tools.outline import dom_matches
 
 __all__ = ["PROVIDER_ORDER", "register_ask_tools"]
 
@@ -243,26 +243,14 @@ def _register_job_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> 
 def _register_diagnosis_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
     """What a provider tab (or any tab) shows, for when an answer looks wrong."""
 
-    async def resolve_tab(target: str) -> CdpSession:
-        bridge = get_bridge()
-        if target in PROVIDER_ORDER:
-            provider: Provider = "chatgpt" if target == "chatgpt" else "gemini"
-            return await bridge.provider_tab(provider)
-        if target.isdigit():
-            return await bridge.browser.attach(int(target))
-        raise ValueError(f"unknown target {target!r}: use 'chatgpt', 'gemini' or a tab id number")
-
     @tool(server)
     async def take_cdp_snapshot(target: Target = "chatgpt") -> CallToolResult:
         """What a tab shows: its accessibility outline (roles and names) and a screenshot."""
-        tab = await resolve_tab(target)
-        outline = await accessibility_outline(tab)
-        image = await screenshot(tab)
-        url = await tab.evaluate("location.href")
+        shot = await take_snapshot(get_bridge(), target)  # the one path (bridge snapshot too)
         return CallToolResult(
             content=[
-                TextContent(type="text", text=f"url: {url}\n\n{outline}"),
-                Image(data=image, format="jpeg").to_image_content(),
+                TextContent(type="text", text=f"url: {shot.url}\n\n{shot.outline}"),
+                Image(data=shot.image, format=shot.image_format).to_image_content(),
             ]
         )
 
@@ -277,7 +265,9 @@ def _register_diagnosis_tools(server: MCPServer, get_bridge: Callable[[], Bridge
         ] = 20_000,
     ) -> dict[str, Any]:
         """The elements matching a CSS selector in a tab, piercing open shadow roots."""
-        return await dom_matches(await resolve_tab(target), selector, max_chars=max_chars)
+        return await dom_matches(
+            await resolve_target(get_bridge(), target), selector, max_chars=max_chars
+        )
 
 
 ProviderName = Annotated[Provider, Field(description="'chatgpt' or 'gemini'.")]

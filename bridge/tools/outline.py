@@ -9,7 +9,7 @@ the DOM read ``query_dom``'s matches as HTML (``bridge.tools.dom.get_matching_ht
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, Literal
 
 from bridge.cdp.session import CdpSession
 from bridge.tools.dom import dom_page, get_matching_html
@@ -18,12 +18,18 @@ from bridge.tools.snapshot import OUTLINE_CHARS, outline
 __all__ = ["accessibility_outline", "dom_matches", "screenshot"]
 
 
-async def screenshot(tab: CdpSession, *, quality: int = 70) -> bytes:
-    """A JPEG of the viewport (small enough for MCP clients' message limits)."""
+async def screenshot(
+    tab: CdpSession, *, quality: int = 70, image_format: Literal["jpeg", "png"] = "jpeg"
+) -> bytes:
+    """The viewport as a JPEG (small enough for MCP clients' message limits) or, for a file a
+    person opens, a PNG (``quality`` is the JPEG's only)."""
     if await tab.evaluate("document.visibilityState") == "hidden":
         # A hidden tab produces no frames; emulated focus makes it render without stealing focus.
         await tab.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
-    shot = await tab.send("Page.captureScreenshot", {"format": "jpeg", "quality": quality})
+    params: dict[str, Any] = {"format": image_format}
+    if image_format == "jpeg":
+        params["quality"] = quality
+    shot = await tab.send("Page.captureScreenshot", params)
     return base64.b64decode(shot["data"])
 
 
