@@ -1,4 +1,7 @@
-"""``bridge doctor [--live] [--json]``: is everything bridge needs in place?
+"""``bridge doctor [--live] [--json] [--bundle [PATH]]``: is everything bridge needs in place?
+
+``--bundle`` also writes the checks, versions and the log's last lines to a zip for a bug
+report (``bridge.cli.bundle``).
 
 Checks the browser, the relay port range, the runtime directory, the token files, the
 native host registrations and the extension (it starts a relay and waits for the extension
@@ -22,6 +25,7 @@ import os
 import socket
 import stat
 import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -33,6 +37,7 @@ from bridge.link import native_install
 from bridge.link.registry import runtime_dir
 from bridge.link.tokens import token_file_problem
 from bridge.link.trust_root import SECRET_FILE, TrustUnavailable, private_dir, trust_dir
+from bridge.logs import log_file_from
 from bridge.providers.ask_script import provider_page
 from bridge.providers.pack import PackError, load_pack, override_path
 from bridge.store.state import default_state_dir
@@ -366,6 +371,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=15.0,
         help="seconds to wait for the extension to connect (default 15)",
     )
+    parser.add_argument(
+        "--bundle",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="PATH",
+        help="also write a zip for a bug report (versions, these checks, the log's last lines; "
+        "no tokens, secret, questions, answers or page text) to PATH (default: "
+        "bridge-doctor-<time>.zip here)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -375,5 +390,27 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps([asdict(c) for c in checks], indent=2, ensure_ascii=False))
         else:
             print(render(checks))
-        return 1 if any(c.ok is False for c in checks) else 0
+        status = 1 if any(c.ok is False for c in checks) else 0
+        if getattr(args, "bundle", None) is not None:
+            status = max(status, _bundle(args, checks))
+        return status
     return 130
+
+
+def _bundle(args: argparse.Namespace, checks: Sequence[Check]) -> int:
+    """Write the bug-report zip (bridge.cli.bundle); said on stderr, so --json stays JSON."""
+    from bridge.cli.bundle import default_bundle_path, write_bundle  # it imports this module
+
+    path = Path(args.bundle) if args.bundle else default_bundle_path()
+    log_file = log_file_from(getattr(args, "log_file", None))
+    try:
+        members = write_bundle(path, checks, log_file)
+    except FileExistsError:
+        print(f"error: {path} exists; pass another path to --bundle", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: cannot write {path}: {exc}; pass a writable path", file=sys.stderr)
+        return 1
+    note = "" if log_file else " (no log file known: run with --log-file PATH to include one)"
+    print(f"bundle: {path} ({', '.join(members)}){note}", file=sys.stderr)
+    return 0
