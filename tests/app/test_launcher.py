@@ -29,6 +29,9 @@ from bridge.app.launcher import (
     find_browser,
     validate_extension_dir,
 )
+from bridge.app.runtime import Runtime, RuntimeOptions
+from bridge.waiting import scaled
+from bridge.wire.extension import EXTENSION_ID
 
 
 def test_explicit_path_that_is_not_executable_says_so(tmp_path: Path) -> None:
@@ -483,3 +486,42 @@ def test_a_broken_manifest_names_the_json_error(tmp_path: Path) -> None:
     (folder / "manifest.json").write_text("{not json")
     with pytest.raises(ExtensionDirInvalid, match="not readable JSON"):
         validate_extension_dir(folder)
+
+
+MARKER = Path(__file__).resolve().parents[1] / "extensions" / "marker"
+#: Resolves with the marker extension's mark once its content script has set it (no polling).
+MARKED = """new Promise((resolve) => {
+  const root = document.documentElement;
+  const done = () => root.dataset.marker && (resolve(root.dataset.marker), true);
+  if (!done()) new MutationObserver(done).observe(root, { attributes: true });
+})"""
+
+
+@pytest.mark.e2e
+async def test_a_person_s_extension_runs_next_to_bridge_s_which_still_works(
+    pages: str, tmp_path: Path
+) -> None:
+    options = RuntimeOptions(
+        launch=True,
+        headless=True,
+        isolated=True,
+        debug_pipe=True,
+        load_extensions=(MARKER,),
+        state_dir=tmp_path / "state",
+    )
+    async with Runtime(options) as runtime:
+        await runtime.connected()  # bridge's extension linked to its relay
+        tab = await runtime.browser.new_tab(f"{pages}/")  # bridge drives a tab ...
+        assert tab.tab_id in {t.tab_id for t in await runtime.browser.list_tabs()}
+        # ... where the other extension's content script ran and its worker answered.
+        mark = await tab.evaluate(MARKED, await_promise=True, timeout=scaled(20.0))
+        source, marker_id = mark.split(" ")
+        assert source == "worker" and marker_id != EXTENSION_ID
+        assert runtime.launched is not None
+        async with runtime.launched.direct_cdp() as cdp:
+            workers = {
+                t["url"].split("/")[2]
+                for t in await cdp.targets("service_worker")
+                if t["url"].startswith("chrome-extension://")
+            }
+        assert {EXTENSION_ID, marker_id} <= workers
