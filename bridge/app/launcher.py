@@ -21,10 +21,10 @@ import signal
 import socket
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
+from typing import Any, Literal, Protocol
 from urllib.parse import quote
 
 from bridge.cdp.direct import CdpPipe, DirectCdp
@@ -38,16 +38,21 @@ from bridge.waiting import scaled
 from bridge.wire.extension import extension_dir
 
 __all__ = [
+    "CHANNELS",
+    "AppPaths",
+    "BrowserConflict",
     "BrowserNotFound",
+    "ExtensionDirInvalid",
     "LaunchOptions",
     "LaunchedBrowser",
+    "WindowsAppPaths",
     "default_profile_dir",
+    "discover_browser",
     "find_browser",
+    "validate_extension_dir",
 ]
 
 log = logging.getLogger(__name__)
-
-_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 
 
 def _die_with_parent() -> None:
@@ -120,32 +125,300 @@ class BrowserNotFound(BridgeError):
     code = "browser_not_found"
 
 
-def default_profile_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "bridge" / "profile"
+class BrowserConflict(BridgeError):
+    """Two options choose the browser (``--channel`` and ``--browser-path``/$BRIDGE_BROWSER)."""
+
+    code = "browser_conflict"
 
 
-def find_browser(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """An explicit path, then $BRIDGE_BROWSER, then the first Chromium/Chrome on PATH."""
-    for source, value in (
-        ("--browser-path", explicit),
-        ("BRIDGE_BROWSER", os.environ.get("BRIDGE_BROWSER")),
-    ):
+class ExtensionDirInvalid(BridgeError, ValueError):
+    """A ``--load-extension`` folder Chromium could not load; the message says why."""
+
+    code = "extension_invalid"
+
+
+#: Chrome's release channels (https://www.chromium.org/getting-involved/dev-channel).
+CHANNELS: tuple[str, ...] = ("stable", "beta", "dev", "canary")
+Hive = Literal["HKCU", "HKLM"]
+
+#: Linux: names looked up on PATH, unchanged since bridge 0.1 (Chromium first: unlike
+#: Google Chrome 137+, it still honours ``--load-extension``; docs/platforms.md).
+_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+#: Linux, per channel: Google's packages' commands, then where those packages install.
+_LINUX_CHANNELS: Mapping[str, tuple[tuple[str, ...], str]] = {
+    "stable": (("google-chrome-stable", "google-chrome"), "/opt/google/chrome/chrome"),
+    "beta": (("google-chrome-beta",), "/opt/google/chrome-beta/chrome"),
+    "dev": (("google-chrome-unstable",), "/opt/google/chrome-unstable/chrome"),
+    "canary": (("google-chrome-canary",), "/opt/google/chrome-canary/chrome"),
+}
+#: macOS: the application bundle's name per channel (its executable has the same name).
+_MAC_APPS: Mapping[str, str] = {
+    "stable": "Google Chrome",
+    "beta": "Google Chrome Beta",
+    "dev": "Google Chrome Dev",
+    "canary": "Google Chrome Canary",
+}
+_MAC_CHROMIUM = "Chromium"
+#: Windows: the folder under Google\ per channel (Canary is "side by side": Chrome SxS).
+_WINDOWS_FOLDERS: Mapping[str, str] = {
+    "stable": "Chrome",
+    "beta": "Chrome Beta",
+    "dev": "Chrome Dev",
+    "canary": "Chrome SxS",
+}
+#: Where Windows installers record the executable, per user (HKCU) or per machine (HKLM).
+APP_PATHS_KEY = r"SOFTWARE\Microsoft\Windows\CurrentVersion\App Paths\chrome.exe"
+
+
+class AppPaths(Protocol):
+    """Reads a registry key's default value: Windows' ``App Paths`` for ``chrome.exe``.
+
+    A protocol, as ``native_install.RegistryWriter`` is, so Windows' discovery is tested on
+    any system with a fake; only ``WindowsAppPaths`` touches ``winreg``.
+    """
+
+    def read(self, hive: Hive, key: str) -> str | None:
+        """The key's default value, or None when the key or the value is absent."""
+        ...
+
+
+class WindowsAppPaths:
+    """The real registry. ``winreg`` is imported per call: it exists only on Windows."""
+
+    def read(self, hive: Hive, key: str) -> str | None:
+        if sys.platform != "win32":
+            return None
+        import winreg
+
+        root = winreg.HKEY_CURRENT_USER if hive == "HKCU" else winreg.HKEY_LOCAL_MACHINE
+        try:
+            with winreg.OpenKey(root, key) as handle:
+                value, _kind = winreg.QueryValueEx(handle, "")
+        except OSError:  # FileNotFoundError: not installed; others: unreadable, so not found
+            return None
+        return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where discovery looked, as its error lists it, and the files that place stands for."""
+
+    label: str
+    paths: tuple[str, ...]
+
+
+def _os_family(platform: str) -> Literal["linux", "mac", "windows"]:
+    if platform == "darwin":
+        return "mac"
+    if platform in ("win32", "cygwin"):
+        return "windows"
+    return "linux"  # Linux, and the BSDs, whose packages use the same command names
+
+
+def _on_path(names: Sequence[str], env: Mapping[str, str], windows: bool) -> _Place:
+    """``names`` in each PATH folder, in ``shutil.which``'s order (an unset PATH: its
+    default), so Linux finds what it found before discovery became a pure function."""
+    path = env.get("PATH")
+    folders = (os.defpath if path is None else path).split(";" if windows else ":")
+    join: type[PurePath] = PureWindowsPath if windows else PurePosixPath
+    paths = tuple(
+        name if not folder else str(join(folder, name)) for name in names for folder in folders
+    )
+    return _Place(f"{', '.join(names)} on PATH", paths if path != "" else ())
+
+
+def _mac_places(channel: str | None, env: Mapping[str, str]) -> list[_Place]:
+    # No channel: Chromium first, as on Linux (it loads extensions), then Chrome's channels.
+    apps = [_MAC_CHROMIUM, *_MAC_APPS.values()] if channel is None else [_MAC_APPS[channel]]
+    roots = ["/Applications"]
+    if env.get("HOME"):
+        roots.append(str(PurePosixPath(env["HOME"], "Applications")))
+    places = [
+        _Place(path, (path,))
+        for app in apps
+        for root in roots
+        for path in [str(PurePosixPath(root, f"{app}.app", "Contents", "MacOS", app))]
+    ]
+    if channel is None:  # Homebrew links its chromium cask's command onto PATH
+        places.append(_on_path(_CANDIDATES, env, windows=False))
+    return places
+
+
+def _windows_places(
+    channel: str | None, env: Mapping[str, str], registry: AppPaths | None
+) -> list[_Place]:
+    bases = [env.get(v) for v in ("PROGRAMFILES", "PROGRAMFILES(X86)", "LOCALAPPDATA")]
+    roots = [b for b in bases if b]
+    if channel is None:
+        folders = ["Chromium", *(f"Google\\{f}" for f in _WINDOWS_FOLDERS.values())]
+    else:
+        folders = [f"Google\\{_WINDOWS_FOLDERS[channel]}"]
+    places = [
+        _Place(path, (path,))
+        for folder in folders
+        for root in roots
+        for path in [str(PureWindowsPath(root, folder, "Application", "chrome.exe"))]
+        # Chromium's installer installs per user only (%LOCALAPPDATA%\Chromium).
+        if folder != "Chromium" or root == env.get("LOCALAPPDATA")
+    ]
+    if not roots:
+        places.append(_Place("%PROGRAMFILES%, %PROGRAMFILES(X86)%, %LOCALAPPDATA% (unset)", ()))
+    if registry is not None and channel in (None, "stable"):
+        # Whichever Chrome registered last owns App Paths\chrome.exe: for --channel stable
+        # only a path in the stable folder counts, never a Beta that took the key.
+        for hive in ("HKCU", "HKLM"):
+            value = (registry.read(hive, APP_PATHS_KEY) or "").strip().strip('"')
+            wanted = value and (
+                channel is None or PureWindowsPath(value).parent.parent.name.lower() == "chrome"
+            )
+            shown = f"{hive}\\{APP_PATHS_KEY}" + (f" ({value})" if value else " (not set)")
+            places.append(_Place(shown, (value,) if wanted else ()))
+    return places
+
+
+def _linux_places(channel: str | None, env: Mapping[str, str]) -> list[_Place]:
+    if channel is None:
+        return [_on_path(_CANDIDATES, env, windows=False)]
+    names, installed = _LINUX_CHANNELS[channel]
+    return [_on_path(names, env, windows=False), _Place(installed, (installed,))]
+
+
+_INSTALL_HINTS: Mapping[str, str] = {
+    "linux": "Install one (Debian/Ubuntu: apt-get install chromium)",
+    "mac": "Install Chromium (brew install --cask chromium) or Google Chrome",
+    "windows": "Install Chromium or Google Chrome",
+}
+_CHANNEL_PAGES: Mapping[str, str] = {
+    "stable": "https://www.google.com/chrome/",
+    "beta": "https://www.google.com/chrome/beta/",
+    "dev": "https://www.google.com/chrome/dev/",
+    "canary": "https://www.google.com/chrome/canary/",
+}
+
+
+def discover_browser(
+    platform: str,
+    env: Mapping[str, str],
+    channel: str | None = None,
+    *,
+    is_executable: Callable[[str], bool],
+    registry: AppPaths | None = None,
+) -> str:
+    """The first browser executable of ``channel`` (None: any, Chromium first) for a system.
+
+    A pure function of its arguments (``platform`` as ``sys.platform`` spells it, the
+    environment, a file check and the Windows registry), so every system's discovery is
+    tested on any one. Raises BrowserNotFound listing every place it looked, in order.
+    """
+    if channel is not None and channel not in CHANNELS:
+        raise BrowserNotFound(f"--channel {channel!r}: choose one of {', '.join(CHANNELS)}")
+    family = _os_family(platform)
+    if family == "mac":
+        places = _mac_places(channel, env)
+    elif family == "windows":
+        places = _windows_places(channel, env, registry)
+    else:
+        places = _linux_places(channel, env)
+    for place in places:
+        for path in place.paths:
+            if is_executable(path):
+                return path
+    what = "Chromium or Chrome" if channel is None else f"Chrome {channel.capitalize()}"
+    hint = (
+        _INSTALL_HINTS[family]
+        if channel is None
+        else f"Install Chrome {channel.capitalize()} ({_CHANNEL_PAGES[channel]})"
+    )
+    raise BrowserNotFound(
+        f"no {what} found. Looked in: "
+        + "; ".join(p.label for p in places)
+        + f". {hint}, or pass --browser-path / set BRIDGE_BROWSER"
+        + (" (without --channel)" if channel is not None else "")
+        + "."
+    )
+
+
+def _is_executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def default_profile_dir(channel: str | None = None) -> Path:
+    """The launched browser's lasting profile: ``…/bridge/profile``, or with a channel
+    ``…/bridge/profiles/<channel>``.
+
+    One per channel because a profile is not safe across versions: a Canary writes a profile
+    stable cannot read back (Chrome refuses a profile "from a newer version"), and each
+    channel's own default user data directory is separate for that reason
+    (docs/platforms.md). Next to the default profile, in the cache, not in the state
+    directory: a profile is hundreds of megabytes the browser manages, and the state
+    directory stays bridge's own small files.
+    """
+    base = Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "bridge"
+    return base / "profile" if channel is None else base / "profiles" / channel
+
+
+def find_browser(
+    explicit: str | os.PathLike[str] | None = None, channel: str | None = None
+) -> Path:
+    """An explicit path, then $BRIDGE_BROWSER, then the first Chromium/Chrome this system
+    has (``discover_browser``); with ``channel``, that Chrome channel only."""
+    env_value = os.environ.get("BRIDGE_BROWSER")
+    if channel is not None and (explicit or env_value):
+        source = "--browser-path" if explicit else "$BRIDGE_BROWSER"
+        raise BrowserConflict(
+            f"--channel {channel} and {source} both choose the browser: drop --channel to "
+            f"launch {explicit or env_value}, or "
+            + ("drop --browser-path" if explicit else "unset BRIDGE_BROWSER")
+            + f" to launch Chrome {channel.capitalize()}"
+        )
+    for source, value in (("--browser-path", explicit), ("BRIDGE_BROWSER", env_value)):
         if value:
             path = Path(value).expanduser()
             if path.is_file() and os.access(path, os.X_OK):
                 return path
             raise BrowserNotFound(f"{source} points to {path}, which is not an executable file")
-    for name in _CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return Path(found)
-    raise BrowserNotFound(
-        "no Chromium or Chrome found on PATH (tried "
-        + ", ".join(_CANDIDATES)
-        + "). Install one (Debian/Ubuntu: apt-get install chromium), or pass --browser-path / "
-        "set BRIDGE_BROWSER."
+    registry = WindowsAppPaths() if sys.platform == "win32" else None
+    found = discover_browser(
+        sys.platform, os.environ, channel, is_executable=_is_executable, registry=registry
     )
+    return Path(found)
+
+
+def validate_extension_dir(path: str | os.PathLike[str]) -> Path:
+    """An unpacked extension's folder, absolute, once Chromium could load it: a folder with
+    a ``manifest.json`` that names its ``manifest_version``. Chromium itself only logs a
+    refused ``--load-extension`` on its stderr and starts without it: hence a clear error
+    here, before anything starts."""
+    folder = Path(path).expanduser().resolve()
+    manifest = folder / "manifest.json"
+    if not folder.is_dir():
+        raise ExtensionDirInvalid(
+            f"--load-extension {path}: no such folder; give the folder with the extension's "
+            "manifest.json (its unpacked build)"
+        )
+    if "," in str(folder):
+        raise ExtensionDirInvalid(
+            f"--load-extension {folder}: Chromium separates extensions with commas, so a "
+            "folder whose path has one cannot be loaded: move or link it elsewhere"
+        )
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        raise ExtensionDirInvalid(
+            f"--load-extension {folder}: no manifest.json in it; give the extension's own "
+            "folder (the one holding manifest.json, often a build output such as dist/)"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise ExtensionDirInvalid(
+            f"--load-extension {folder}: manifest.json is not readable JSON ({exc})"
+        ) from None
+    version = data.get("manifest_version") if isinstance(data, dict) else None
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ExtensionDirInvalid(
+            f"--load-extension {folder}: manifest.json has no manifest_version (Chrome loads "
+            'manifest_version 3: add "manifest_version": 3)'
+        )
+    return folder
 
 
 @dataclass
@@ -154,8 +427,11 @@ class LaunchOptions:
     or the person's trust (tests), and the DevTools access tests and benchmarks need."""
 
     browser_path: str | None = None
+    #: A Chrome release channel (CHANNELS) to find instead of any Chromium/Chrome; its
+    #: lasting profile is its own (``default_profile_dir(channel)``).
+    channel: str | None = None
     headless: bool = False
-    profile_dir: Path | None = None  # None: the dedicated default profile
+    profile_dir: Path | None = None  # None: the dedicated default profile (per channel)
     isolated: bool = False  # a temporary profile, removed on stop
     extra_args: Sequence[str] = ()
     #: Benchmarks only: the browser's own DevTools port, the direct-CDP reference. Anyone on
@@ -165,6 +441,9 @@ class LaunchOptions:
     #: (``--remote-debugging-pipe``; ``direct_cdp()``), for what only the browser can do.
     debug_pipe: bool = False
     extension: Path = field(default_factory=extension_dir)
+    #: More unpacked extensions loaded next to bridge's (``--load-extension DIR``): a
+    #: person's own under test, say. Validated by ``validate_extension_dir``.
+    extensions: Sequence[Path] = ()
     #: Register bridge's native host in the profile (Linux: Chromium reads it from there):
     #: it hands the extension the island's secret and announces the island's relays. Without
     #: it the extension has no secret and links to nothing until paired by hand (tests of
@@ -251,7 +530,14 @@ class LaunchedBrowser:
 
     def command(self) -> list[str]:
         opts = self.options
-        exe = find_browser(opts.browser_path)
+        exe = find_browser(opts.browser_path, opts.channel)
+        # Before any profile is made: a folder Chromium would skip is an error now, not a
+        # browser that starts without the extension under test.
+        extensions = [str(Path(opts.extension).resolve())]
+        for folder in opts.extensions:
+            checked = str(validate_extension_dir(folder))
+            if checked not in extensions:
+                extensions.append(checked)
         if opts.isolated:
             sweep_stale_profiles()
             self._temp_profile = tempfile.TemporaryDirectory(
@@ -260,16 +546,16 @@ class LaunchedBrowser:
             self.profile = Path(self._temp_profile.name)
             _keep_downloads_inside(self.profile)
         else:
-            self.profile = (opts.profile_dir or default_profile_dir()).expanduser()
+            self.profile = (opts.profile_dir or default_profile_dir(opts.channel)).expanduser()
             self.profile.mkdir(parents=True, exist_ok=True)
         if opts.native_host and sys.platform.startswith("linux"):
             native_install.install("chromium", user_data_dir=self.profile)
-        ext = str(Path(opts.extension).resolve())
+        loaded = ",".join(extensions)  # Chromium's list separator (hence no commas in paths)
         args = [
             str(exe),
             f"--user-data-dir={self.profile}",
-            f"--disable-extensions-except={ext}",
-            f"--load-extension={ext}",
+            f"--disable-extensions-except={loaded}",
+            f"--load-extension={loaded}",
             "--no-first-run",
             "--no-default-browser-check",
             # Without these Chromium floods a closed network with refused connections.

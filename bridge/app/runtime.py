@@ -16,7 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bridge.app.facade import Bridge
-from bridge.app.launcher import LaunchedBrowser, LaunchOptions, default_profile_dir
+from bridge.app.launcher import (
+    CHANNELS,
+    ExtensionDirInvalid,
+    LaunchedBrowser,
+    LaunchOptions,
+    default_profile_dir,
+    validate_extension_dir,
+)
 from bridge.cdp.browser import Browser
 from bridge.cdp.endpoint import CdpEndpoint
 from bridge.link.extension_link import ExtensionLink
@@ -49,6 +56,11 @@ class RuntimeOptions:
     headless: bool = False  # with launch; forced when there is no display
     isolated: bool = False  # temporary profile
     browser_path: str | None = None
+    #: With launch: a Chrome release channel (stable, beta, dev, canary) instead of the
+    #: first Chromium/Chrome found; its own lasting profile. Not with browser_path.
+    channel: str | None = None
+    #: With launch: unpacked extensions loaded next to bridge's (a person's own, under test).
+    load_extensions: Sequence[Path] = ()
     chrome_args: Sequence[str] = ()
     profile_dir: Path | None = None
     state_dir: Path | None = None  # sessions.json, history.jsonl, debug/ (default_state_dir())
@@ -89,7 +101,23 @@ def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True
     b.add_argument("--launch", action="store_true", help="start Chromium/Chrome with the extension")
     b.add_argument("--headless", action="store_true", help="with --launch: no window")
     b.add_argument("--isolated", action="store_true", help="with --launch: a temporary profile")
-    b.add_argument("--browser-path", help="with --launch: the Chromium/Chrome executable")
+    which = b.add_mutually_exclusive_group()
+    which.add_argument("--browser-path", help="with --launch: the Chromium/Chrome executable")
+    which.add_argument(
+        "--channel",
+        choices=CHANNELS,
+        help="with --launch: this Google Chrome channel instead of the first Chromium/Chrome "
+        "found, with a profile of its own (not with --browser-path or $BRIDGE_BROWSER)",
+    )
+    b.add_argument(
+        "--load-extension",
+        action="append",
+        default=[],
+        type=_extension_dir_argument,
+        metavar="DIR",
+        help="with --launch: also load this unpacked extension (the folder with its "
+        "manifest.json) next to bridge's; repeatable",
+    )
     b.add_argument("--profile-dir", type=Path, help="with --launch: profile directory")
     b.add_argument(
         "--chrome-arg", action="append", default=[], metavar="ARG", help="extra browser argument"
@@ -127,6 +155,15 @@ def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True
     s.add_argument("--session-key", help="conversation key (default: the working directory name)")
 
 
+def _extension_dir_argument(value: str) -> Path:
+    """``--load-extension``'s check at parse time: a bad folder stops the command at once,
+    with argparse's usage line, before a relay or a browser starts."""
+    try:
+        return validate_extension_dir(value)
+    except ExtensionDirInvalid as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--load-extension ")) from None
+
+
 def add_allow_path_argument(parser: argparse.ArgumentParser) -> None:
     """``--allow-path DIR``, on the entry points that give files to pages."""
     parser.add_argument(
@@ -146,7 +183,7 @@ def file_policy(options: RuntimeOptions) -> FilePolicy:
     never the state folder or the launched browser's profile (docs/flows.md#file-policy)."""
     protect = [options.state_dir or default_state_dir()]
     if options.launch and not options.isolated:
-        protect.append(options.profile_dir or default_profile_dir())
+        protect.append(options.profile_dir or default_profile_dir(options.channel))
     return FilePolicy.create(options.allow_paths, protect=protect)
 
 
@@ -156,6 +193,8 @@ def options_from_args(args: argparse.Namespace) -> RuntimeOptions:
         headless=args.headless,
         isolated=args.isolated,
         browser_path=args.browser_path,
+        channel=getattr(args, "channel", None),
+        load_extensions=tuple(getattr(args, "load_extension", ())),
         chrome_args=args.chrome_arg,
         profile_dir=args.profile_dir,
         state_dir=getattr(args, "state_dir", None),
@@ -202,6 +241,8 @@ class Runtime:
             self.launched = LaunchedBrowser(
                 LaunchOptions(
                     browser_path=opts.browser_path,
+                    channel=opts.channel,
+                    extensions=tuple(opts.load_extensions),
                     headless=self.headless,
                     isolated=opts.isolated,
                     profile_dir=opts.profile_dir,

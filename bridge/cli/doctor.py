@@ -98,11 +98,14 @@ def render(checks: Sequence[Check]) -> str:
     return "\n".join(lines)
 
 
-def check_browser(explicit: str | None) -> Check:
+def check_browser(explicit: str | None, channel: str | None = None) -> Check:
     try:
-        exe = find_browser(explicit)
+        exe = find_browser(explicit, channel)
     except BridgeError as exc:
-        return Check("browser", False, str(exc), "install chromium, or pass --browser-path")
+        fix = "install chromium, or pass --browser-path"
+        if channel is not None:
+            fix = f"install Chrome {channel.capitalize()}, or drop --channel"
+        return Check("browser", False, str(exc), fix)
     try:
         version = subprocess.run(
             [str(exe), "--version"], capture_output=True, text=True, timeout=20, check=False
@@ -352,7 +355,11 @@ async def _ask_check(runtime: Runtime, provider: str) -> Check:
 
 
 async def run_checks(args: argparse.Namespace) -> list[Check]:
-    checks = [check_browser(args.browser_path), check_ports(), check_runtime_dir()]
+    checks = [
+        check_browser(args.browser_path, getattr(args, "channel", None)),
+        check_ports(),
+        check_runtime_dir(),
+    ]
     state_dir = args.state_dir or default_state_dir()
     checks += check_tokens(state_dir)
     checks += check_packs(state_dir)

@@ -52,6 +52,8 @@ def bridge_playwright_endpoint(
             headless=not headed,
             isolated=True,
             browser_path=pytestconfig.getoption("--browser-path"),
+            channel=pytestconfig.getoption("--bridge-channel"),
+            load_extensions=tuple(pytestconfig.getoption("--bridge-load-extension")),
             chrome_args=tuple(pytestconfig.getoption("--chrome-arg")),
             cdp=True,
             state_dir=tmp_path_factory.mktemp("bridge-playwright"),

@@ -29,7 +29,7 @@ import pytest
 import pytest_asyncio
 
 from bridge.app.facade import Bridge
-from bridge.app.launcher import LaunchedBrowser, find_browser
+from bridge.app.launcher import CHANNELS, LaunchedBrowser, find_browser, validate_extension_dir
 from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.cdp.browser import Browser
 from bridge.cdp.session import CdpSession
@@ -57,6 +57,11 @@ class BridgeOptions:
     headed: bool = False
     link: str = "websocket"
     browser_path: str | None = None
+    #: A Chrome release channel to launch (``--bridge-channel``) instead of any Chromium.
+    channel: str | None = None
+    #: The project's own unpacked extensions, loaded next to bridge's
+    #: (``--bridge-load-extension``), so its tests drive a browser that runs them.
+    load_extensions: tuple[Path, ...] = field(default_factory=tuple)
     chrome_args: tuple[str, ...] = field(default_factory=tuple)
     #: Besides pytest's working directory, where files given to pages may come from
     #: (``--bridge-allow-path`` / ini ``bridge_allow_paths``; docs/flows.md#file-policy).
@@ -65,6 +70,10 @@ class BridgeOptions:
 
 #: The option that allows more files, as refusals name it under pytest.
 ALLOW_PATH_OPTION = "--bridge-allow-path"
+#: ``--bridge-`` prefixed: pytest-playwright has ``--browser-channel`` (its own browsers'),
+#: and a bare ``--channel`` or ``--load-extension`` would read as that plugin's or pytest's.
+CHANNEL_OPTION = "--bridge-channel"
+LOAD_EXTENSION_OPTION = "--bridge-load-extension"
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -79,6 +88,22 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
             "--headed", action="store_true", help="launch the test browser with a window"
         )
     group.addoption("--browser-path", default=None, help="Chromium/Chrome executable to launch")
+    group.addoption(
+        CHANNEL_OPTION,
+        choices=CHANNELS,
+        default=None,
+        help="launch this Google Chrome channel instead of the first Chromium/Chrome found "
+        "(not with --browser-path or $BRIDGE_BROWSER)",
+    )
+    group.addoption(
+        LOAD_EXTENSION_OPTION,
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="also load this unpacked extension (the folder with its manifest.json) next to "
+        "bridge's in the launched browser, e.g. your own under test; repeatable",
+    )
     group.addoption(
         "--bridge-reports",
         default=None,
@@ -177,6 +202,28 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(scenario_plugin, "bridge-scenarios")
     if config.getoption("--bridge-playwright") or config.getoption("--bridge-cdp-url"):
         _register_playwright_bridge(config)
+    _check_browser_options(config)
+
+
+def _check_browser_options(config: pytest.Config) -> None:
+    """Refuse what would launch the wrong browser, or one without the extension under test,
+    once at start-up with the reason (a failed fixture would repeat it for every test)."""
+    channel = config.getoption(CHANNEL_OPTION, default=None)
+    if channel and config.getoption("--browser-path", default=None):
+        raise pytest.UsageError(
+            f"{CHANNEL_OPTION} and --browser-path both choose the browser: keep one"
+        )
+    if channel and os.environ.get("BRIDGE_BROWSER"):
+        raise pytest.UsageError(
+            f"{CHANNEL_OPTION} {channel} and $BRIDGE_BROWSER both choose the browser: unset "
+            f"BRIDGE_BROWSER, or drop {CHANNEL_OPTION}"
+        )
+    for folder in config.getoption(LOAD_EXTENSION_OPTION, default=None) or ():
+        try:
+            validate_extension_dir(folder)
+        except BridgeError as exc:
+            message = str(exc).replace("--load-extension", LOAD_EXTENSION_OPTION)
+            raise pytest.UsageError(message) from None
 
 
 def _register_playwright_bridge(config: pytest.Config) -> None:
@@ -200,7 +247,9 @@ def pytest_report_header(config: pytest.Config) -> str:
     if config.getoption("--live"):
         return "bridge: live mode (your Chrome with the bridge extension)"
     try:
-        exe = str(find_browser(config.getoption("--browser-path")))
+        exe = str(
+            find_browser(config.getoption("--browser-path"), config.getoption(CHANNEL_OPTION))
+        )
     except BridgeError as exc:
         exe = f"none found ({exc.__class__.__name__})"
     mode = "headed" if config.getoption("headed", default=False) else "headless"
@@ -283,6 +332,8 @@ def bridge_options(pytestconfig: pytest.Config) -> BridgeOptions:
         link=str(pytestconfig.getoption("--bridge-link")),
         headed=bool(pytestconfig.getoption("headed", default=False)),
         browser_path=pytestconfig.getoption("--browser-path"),
+        channel=pytestconfig.getoption(CHANNEL_OPTION),
+        load_extensions=tuple(pytestconfig.getoption(LOAD_EXTENSION_OPTION)),
         chrome_args=tuple(pytestconfig.getoption("--chrome-arg")),
         allow_paths=(
             *(Path(p) for p in pytestconfig.getini("bridge_allow_paths")),
@@ -346,6 +397,8 @@ async def bridge_runtime(
             headless=not bridge_options.headed,
             isolated=True,
             browser_path=bridge_options.browser_path,
+            channel=bridge_options.channel,
+            load_extensions=bridge_options.load_extensions,
             chrome_args=chrome_args,
             debug_pipe=True,  # the browser's own DevTools for tests: a pipe, never a port
             cdp=True,  # the DevTools endpoint, for Playwright/Puppeteer (bridge_cdp_url)

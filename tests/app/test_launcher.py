@@ -4,14 +4,34 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from bridge.app.launcher import BrowserNotFound, LaunchedBrowser, LaunchOptions, find_browser
+from bridge.app.launcher import (
+    _CANDIDATES,
+    APP_PATHS_KEY,
+    CHANNELS,
+    BrowserConflict,
+    BrowserNotFound,
+    ExtensionDirInvalid,
+    LaunchedBrowser,
+    LaunchOptions,
+    _is_executable,
+    default_profile_dir,
+    discover_browser,
+    find_browser,
+    validate_extension_dir,
+)
+from bridge.app.runtime import Runtime, RuntimeOptions
+from bridge.waiting import scaled
+from bridge.wire.extension import EXTENSION_ID
 
 
 def test_explicit_path_that_is_not_executable_says_so(tmp_path: Path) -> None:
@@ -206,3 +226,302 @@ def test_the_sweep_leaves_profiles_locked_from_another_host_and_tolerates_odd_co
     )
     assert sweep_stale_profiles(proc_root=proc) == 2
     assert {name for name, path in profiles.items() if path.exists()} == {"elsewhere", "running"}
+
+
+# -- discovery on every system, as a pure function (no Chrome needed) ----------------------
+
+MAC_HOME = "/Users/ada"
+WIN_ENV = {
+    "PROGRAMFILES": r"C:\Program Files",
+    "PROGRAMFILES(X86)": r"C:\Program Files (x86)",
+    "LOCALAPPDATA": r"C:\Users\ada\AppData\Local",
+}
+
+
+class FakeAppPaths:
+    """The registry's App Paths as a dict: (hive, key) -> default value."""
+
+    def __init__(self, values: dict[tuple[str, str], str] | None = None) -> None:
+        self.values = values or {}
+        self.asked: list[tuple[str, str]] = []
+
+    def read(self, hive: str, key: str) -> str | None:
+        self.asked.append((hive, key))
+        return self.values.get((hive, key))
+
+
+def _only(*present: str) -> Callable[[str], bool]:
+    return lambda path: path in present
+
+
+def _not_found(platform: str, env: dict[str, str], channel: str | None = None, **kw: Any) -> str:
+    with pytest.raises(BrowserNotFound) as caught:
+        discover_browser(platform, env, channel, is_executable=_only(), **kw)
+    return str(caught.value)
+
+
+def test_linux_discovery_is_today_s_path_lookup_in_today_s_order() -> None:
+    env = {"PATH": "/usr/local/bin:/usr/bin"}
+    both = _only("/usr/bin/chromium", "/usr/local/bin/google-chrome")
+    assert discover_browser("linux", env, is_executable=both) == "/usr/bin/chromium"
+    chrome = _only("/usr/local/bin/google-chrome")
+    assert discover_browser("linux", env, is_executable=chrome) == "/usr/local/bin/google-chrome"
+    # The real lookup agrees with shutil.which on this machine's PATH.
+    found = discover_browser("linux", dict(os.environ), is_executable=_is_executable)
+    assert found == next(filter(None, map(shutil.which, _CANDIDATES)))
+    message = _not_found("linux", env)
+    assert ", ".join(_CANDIDATES) + " on PATH" in message
+    assert "apt-get install chromium" in message and "--browser-path" in message
+
+
+@pytest.mark.parametrize(
+    ("channel", "command", "installed"),
+    [
+        ("stable", "google-chrome-stable", "/opt/google/chrome/chrome"),
+        ("beta", "google-chrome-beta", "/opt/google/chrome-beta/chrome"),
+        ("dev", "google-chrome-unstable", "/opt/google/chrome-unstable/chrome"),
+        ("canary", "google-chrome-canary", "/opt/google/chrome-canary/chrome"),
+    ],
+)
+def test_linux_channels_are_google_s_commands_then_their_install_folder(
+    channel: str, command: str, installed: str
+) -> None:
+    env = {"PATH": "/usr/bin"}
+    everything = _only("/usr/bin/chromium", f"/usr/bin/{command}", installed)
+    assert (
+        discover_browser("linux", env, channel, is_executable=everything) == f"/usr/bin/{command}"
+    )
+    only_installed = _only("/usr/bin/chromium", installed)
+    assert discover_browser("linux", env, channel, is_executable=only_installed) == installed
+    message = _not_found("linux", env, channel)
+    assert command in message and installed in message and "chromium" not in message
+    assert f"Chrome {channel.capitalize()}" in message and "google.com/chrome" in message
+
+
+def _app(root: str, name: str) -> str:
+    return f"{root}/{name}.app/Contents/MacOS/{name}"
+
+
+def test_mac_finds_chromium_then_chrome_in_applications_then_the_home_folder() -> None:
+    env = {"HOME": MAC_HOME, "PATH": "/opt/homebrew/bin:/usr/bin"}
+    chrome = _app("/Applications", "Google Chrome")
+    own_chromium = _app(f"{MAC_HOME}/Applications", "Chromium")
+    assert discover_browser("darwin", env, is_executable=_only(chrome)) == chrome
+    assert discover_browser("darwin", env, is_executable=_only(chrome, own_chromium)) == (
+        own_chromium
+    )
+    brew = "/opt/homebrew/bin/chromium"
+    assert discover_browser("darwin", env, is_executable=_only(brew)) == brew
+    message = _not_found("darwin", env)
+    for name in ("Chromium", "Google Chrome", "Google Chrome Beta", "Google Chrome Canary"):
+        assert _app("/Applications", name) in message
+        assert _app(f"{MAC_HOME}/Applications", name) in message
+    assert "brew install --cask chromium" in message
+
+
+@pytest.mark.parametrize(
+    ("channel", "app"),
+    [
+        ("stable", "Google Chrome"),
+        ("beta", "Google Chrome Beta"),
+        ("dev", "Google Chrome Dev"),
+        ("canary", "Google Chrome Canary"),
+    ],
+)
+def test_mac_channels_are_their_own_application_bundles(channel: str, app: str) -> None:
+    env = {"HOME": MAC_HOME}
+    chromium = _app("/Applications", "Chromium")
+    wanted = _app(f"{MAC_HOME}/Applications", app)
+    assert discover_browser("darwin", env, channel, is_executable=_only(chromium, wanted)) == (
+        wanted
+    )
+    message = _not_found("darwin", env, channel)
+    assert _app("/Applications", app) in message and "Chromium" not in message
+
+
+@pytest.mark.parametrize(
+    ("channel", "folder"),
+    [
+        ("stable", "Chrome"),
+        ("beta", "Chrome Beta"),
+        ("dev", "Chrome Dev"),
+        ("canary", "Chrome SxS"),
+    ],
+)
+def test_windows_channels_are_their_folders_in_program_files_and_local_app_data(
+    channel: str, folder: str
+) -> None:
+    places = [
+        rf"{WIN_ENV[var]}\Google\{folder}\Application\chrome.exe"
+        for var in ("PROGRAMFILES", "PROGRAMFILES(X86)", "LOCALAPPDATA")
+    ]
+    for place in places:
+        assert discover_browser("win32", WIN_ENV, channel, is_executable=_only(place)) == place
+    message = _not_found("win32", WIN_ENV, channel, registry=FakeAppPaths())
+    assert all(place in message for place in places)
+
+
+def test_windows_without_a_channel_tries_chromium_then_every_chrome_then_the_registry() -> None:
+    chromium = rf"{WIN_ENV['LOCALAPPDATA']}\Chromium\Application\chrome.exe"
+    stable = rf"{WIN_ENV['PROGRAMFILES']}\Google\Chrome\Application\chrome.exe"
+    assert discover_browser("win32", WIN_ENV, is_executable=_only(stable, chromium)) == chromium
+    assert discover_browser("win32", WIN_ENV, is_executable=_only(stable)) == stable
+    elsewhere = r"D:\Apps\Chrome\Application\chrome.exe"
+    registry = FakeAppPaths({("HKLM", APP_PATHS_KEY): f'"{elsewhere}"'})
+    found = discover_browser("win32", WIN_ENV, is_executable=_only(elsewhere), registry=registry)
+    assert found == elsewhere
+    assert registry.asked == [("HKCU", APP_PATHS_KEY), ("HKLM", APP_PATHS_KEY)]
+    message = _not_found("win32", WIN_ENV, registry=FakeAppPaths())
+    assert rf"HKCU\{APP_PATHS_KEY} (not set)" in message and "Chrome SxS" in message
+    assert "Install Chromium or Google Chrome" in message
+
+
+def test_windows_stable_ignores_an_app_paths_entry_another_channel_took() -> None:
+    beta = r"C:\Program Files\Google\Chrome Beta\Application\chrome.exe"
+    registry = FakeAppPaths({("HKCU", APP_PATHS_KEY): beta})
+    present = _only(beta)
+    assert discover_browser("win32", WIN_ENV, is_executable=present, registry=registry) == beta
+    with pytest.raises(BrowserNotFound, match="Chrome Beta"):  # listed, not launched
+        discover_browser("win32", WIN_ENV, "stable", is_executable=present, registry=registry)
+    # Beta, Dev and Canary are found by their folders only: the key says nothing of them.
+    registry.asked.clear()
+    with pytest.raises(BrowserNotFound):
+        discover_browser("win32", WIN_ENV, "beta", is_executable=_only(), registry=registry)
+    assert registry.asked == []
+
+
+def test_windows_with_no_known_folders_says_the_variables_are_unset() -> None:
+    assert "(unset)" in _not_found("win32", {}, registry=FakeAppPaths())
+
+
+def test_an_unknown_channel_names_the_known_ones() -> None:
+    with pytest.raises(BrowserNotFound, match="stable, beta, dev, canary"):
+        discover_browser("linux", {}, "nightly", is_executable=_only())
+
+
+def test_channel_and_an_explicit_browser_are_refused_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BRIDGE_BROWSER", raising=False)
+    with pytest.raises(BrowserConflict, match="drop --browser-path"):
+        find_browser(tmp_path / "chrome", channel="beta")
+    monkeypatch.setenv("BRIDGE_BROWSER", str(tmp_path / "chrome"))
+    with pytest.raises(BrowserConflict, match="unset BRIDGE_BROWSER"):
+        find_browser(channel="canary")
+
+
+def test_each_channel_has_a_profile_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", "/cache")
+    assert default_profile_dir() == Path("/cache/bridge/profile")  # as before channels
+    assert {default_profile_dir(c) for c in CHANNELS} == {
+        Path(f"/cache/bridge/profiles/{c}") for c in CHANNELS
+    }
+
+
+def test_a_channel_launch_uses_its_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "bin" / "google-chrome-beta"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.delenv("BRIDGE_BROWSER", raising=False)
+    monkeypatch.setenv("PATH", str(fake.parent))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    args = LaunchedBrowser(LaunchOptions(channel="beta", native_host=False)).command()
+    assert args[0] == str(fake)
+    assert f"--user-data-dir={tmp_path / 'cache/bridge/profiles/beta'}" in args
+
+
+# -- --load-extension ------------------------------------------------------------------------
+
+
+def _extension(folder: Path, manifest: object = None) -> Path:
+    folder.mkdir(parents=True)
+    body = {"manifest_version": 3, "name": "t", "version": "1"} if manifest is None else manifest
+    (folder / "manifest.json").write_text(json.dumps(body))
+    return folder
+
+
+def test_extra_extensions_load_next_to_bridge_s(tmp_path: Path) -> None:
+    mine = _extension(tmp_path / "mine")
+    launcher = LaunchedBrowser(
+        LaunchOptions(
+            profile_dir=tmp_path / "p",
+            native_host=False,
+            extensions=[mine, mine / ".." / "mine"],  # the same folder twice loads once
+        )
+    )
+    args = launcher.command()
+    both = f"{Path(launcher.options.extension).resolve()},{mine}"
+    assert f"--load-extension={both}" in args
+    assert f"--disable-extensions-except={both}" in args
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "absent", "no such folder"),
+        (lambda d: (d / "empty").mkdir() or d / "empty", "no manifest.json"),
+        (lambda d: _extension(d / "x", "not json") and d / "x", "no manifest_version"),
+        (lambda d: _extension(d / "v", {"name": "t"}), "no manifest_version"),
+        (lambda d: _extension(d / "a,b"), "commas"),
+    ],
+)
+def test_an_extension_folder_chromium_would_skip_is_refused_with_the_reason(
+    tmp_path: Path, make: Callable[[Path], Path], message: str
+) -> None:
+    folder = make(tmp_path)
+    with pytest.raises(ExtensionDirInvalid, match=message):
+        validate_extension_dir(folder)
+    launcher = LaunchedBrowser(
+        LaunchOptions(profile_dir=tmp_path / "p", native_host=False, extensions=[folder])
+    )
+    with pytest.raises(ExtensionDirInvalid, match=message):
+        launcher.command()
+    assert not (tmp_path / "p").exists()  # refused before any profile was made
+
+
+def test_a_broken_manifest_names_the_json_error(tmp_path: Path) -> None:
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "manifest.json").write_text("{not json")
+    with pytest.raises(ExtensionDirInvalid, match="not readable JSON"):
+        validate_extension_dir(folder)
+
+
+MARKER = Path(__file__).resolve().parents[1] / "extensions" / "marker"
+#: Resolves with the marker extension's mark once its content script has set it (no polling).
+MARKED = """new Promise((resolve) => {
+  const root = document.documentElement;
+  const done = () => root.dataset.marker && (resolve(root.dataset.marker), true);
+  if (!done()) new MutationObserver(done).observe(root, { attributes: true });
+})"""
+
+
+@pytest.mark.e2e
+async def test_a_person_s_extension_runs_next_to_bridge_s_which_still_works(
+    pages: str, tmp_path: Path
+) -> None:
+    options = RuntimeOptions(
+        launch=True,
+        headless=True,
+        isolated=True,
+        debug_pipe=True,
+        load_extensions=(MARKER,),
+        state_dir=tmp_path / "state",
+    )
+    async with Runtime(options) as runtime:
+        await runtime.connected()  # bridge's extension linked to its relay
+        tab = await runtime.browser.new_tab(f"{pages}/")  # bridge drives a tab ...
+        assert tab.tab_id in {t.tab_id for t in await runtime.browser.list_tabs()}
+        # ... where the other extension's content script ran and its worker answered.
+        mark = await tab.evaluate(MARKED, await_promise=True, timeout=scaled(20.0))
+        source, marker_id = mark.split(" ")
+        assert source == "worker" and marker_id != EXTENSION_ID
+        assert runtime.launched is not None
+        async with runtime.launched.direct_cdp() as cdp:
+            workers = {
+                t["url"].split("/")[2]
+                for t in await cdp.targets("service_worker")
+                if t["url"].startswith("chrome-extension://")
+            }
+        assert {EXTENSION_ID, marker_id} <= workers

@@ -392,3 +392,40 @@ async def test_cdp_command_stops_on_sigterm_while_stdin_stays_open(tmp_path: Pat
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+# -- choosing the browser: --channel and --load-extension (no browser starts) -------------
+
+
+async def test_channel_and_browser_path_are_refused_together(tmp_path: Path) -> None:
+    code, _, err = await _run(
+        "relay", "--launch", "--channel", "beta", "--browser-path", str(tmp_path / "chrome")
+    )
+    assert code == 2
+    assert "argument --browser-path: not allowed with argument --channel" in err
+    code, _, err = await _run(
+        "relay", "--launch", "--channel", "beta", "--relay-port", str(_free_port()),
+        env={"BRIDGE_BROWSER": str(tmp_path / "chrome")},
+    )  # fmt: skip
+    assert code == 1 and "unset BRIDGE_BROWSER" in err, err
+
+
+async def test_a_channel_not_installed_lists_where_bridge_looked(tmp_path: Path) -> None:
+    code, _, err = await _run(
+        "ask", "q", "--launch", "--headless", "--channel", "canary",
+        "--state-dir", str(tmp_path), "--relay-port", str(_free_port()),
+        env={"PATH": str(tmp_path), "BRIDGE_BROWSER": ""},
+    )  # fmt: skip
+    assert code == 1
+    assert "[browser_not_found]" in err and "google-chrome-canary on PATH" in err
+    assert "/opt/google/chrome-canary/chrome" in err and "--browser-path" in err
+
+
+async def test_a_load_extension_folder_without_a_manifest_stops_the_command(
+    tmp_path: Path,
+) -> None:
+    for command in ("ask", "relay", "cdp", "doctor"):
+        args = [command, *(["q"] if command == "ask" else [])]
+        code, _, err = await _run(*args, "--launch", "--load-extension", str(tmp_path))
+        assert code == 2, (command, err)
+        assert f"argument --load-extension: {tmp_path}: no manifest.json in it" in err

@@ -15,7 +15,9 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from bridge.app.runtime import options_from_args
 from bridge.fakes import FakeSites
+from bridge.mcp.__main__ import parse_args
 from tests.commands import installed_command
 
 pytestmark = pytest.mark.e2e
@@ -90,3 +92,22 @@ async def test_http_launch_start_up_and_shutdown_print_no_warning(
     assert proc.returncode == 0, stderr
     assert out == b""  # HTTP mode: stdout carries nothing
     assert unexpected_lines(stderr) == [], stderr
+
+
+def test_the_server_takes_a_channel_and_extensions_to_load(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m bridge.mcp --launch`` chooses its browser as the terminal commands do."""
+    ext = tmp_path / "mine"
+    ext.mkdir()
+    (ext / "manifest.json").write_text('{"manifest_version": 3, "name": "m", "version": "1"}')
+    args = parse_args(["--launch", "--channel", "dev", "--load-extension", str(ext)])
+    options = options_from_args(args)
+    assert options.channel == "dev" and list(options.load_extensions) == [ext.resolve()]
+    with pytest.raises(SystemExit) as exited:
+        parse_args(["--launch", "--channel", "dev", "--browser-path", "/usr/bin/chromium"])
+    assert exited.value.code == 2
+    assert "--browser-path: not allowed with argument --channel" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_args(["--launch", "--load-extension", str(tmp_path / "absent")])
+    assert "no such folder" in capsys.readouterr().err

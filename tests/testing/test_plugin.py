@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.e2e
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's pytest (a subprocess in a folder of its own) imports this checkout's bridge,
+    not whichever one the environment installed (a worktree's changes are what is tested)."""
+    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
+
 
 USER_TESTS = """
 import pytest
@@ -47,6 +60,8 @@ def test_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
         "--bridge-playwright",
         "--bridge-cdp-url",
         "--bridge-allow-path",
+        "--bridge-channel",
+        "--bridge-load-extension",
     ):
         result.stdout.fnmatch_lines(["bridge: real Chrome*", f"*{option}*"])
 
@@ -79,3 +94,47 @@ def test_allowed_paths_come_from_the_ini_and_the_option(pytester: pytest.Pyteste
         f"--bridge-allow-path={cli}",
     )  # fmt: skip
     result.assert_outcomes(passed=1)
+
+
+MARKER = Path(__file__).resolve().parents[1] / "extensions" / "marker"
+
+# The README's example ("Test your own extension with bridge's fixtures"), as a user runs it.
+OWN_EXTENSION_TESTS = '''
+import pytest
+
+MARKED = """new Promise((resolve) => {
+  const root = document.documentElement;
+  const done = () => root.dataset.marker && (resolve(root.dataset.marker), true);
+  if (!done()) new MutationObserver(done).observe(root, { attributes: true });
+})"""
+
+@pytest.mark.asyncio
+async def test_my_extension_marks_pages(new_tab, extension_link):
+    tab = await new_tab("URL")
+    mark = await tab.evaluate(MARKED, await_promise=True, timeout=20)
+    assert mark.startswith("worker ")
+    assert any(t.tab_id == tab.tab_id for t in await extension_link.list_tabs())
+'''
+
+
+def test_a_project_tests_its_own_extension_next_to_bridge_s(
+    pytester: pytest.Pytester, pages: str
+) -> None:
+    pytester.makepyfile(test_user=OWN_EXTENSION_TESTS.replace("URL", f"{pages}/"))
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning",
+        f"--bridge-load-extension={MARKER}",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1)
+
+
+def test_browser_choices_that_cannot_work_stop_the_run_at_once(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    pytester.makepyfile(test_user="def test_never_runs():\n    raise AssertionError\n")
+    result = pytester.runpytest_subprocess(f"--bridge-load-extension={tmp_path}")
+    result.stderr.fnmatch_lines([f"*--bridge-load-extension {tmp_path}: no manifest.json in it*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result = pytester.runpytest_subprocess("--bridge-channel=beta", "--browser-path=/x/chrome")
+    result.stderr.fnmatch_lines(["*--bridge-channel and --browser-path both choose*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
