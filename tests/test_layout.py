@@ -64,7 +64,14 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     (
         "foundations",
         frozenset(
-            {"bridge", "bridge.errors", "bridge.tasks", "bridge.validation", "bridge.waiting"}
+            {
+                "bridge",
+                "bridge.errors",
+                "bridge.signals",
+                "bridge.tasks",
+                "bridge.validation",
+                "bridge.waiting",
+            }
         ),
     ),
     ("wire", frozenset({"bridge.wire"})),
