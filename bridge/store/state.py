@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -129,9 +129,8 @@ def owner_uid() -> int:
     (a function, so a test can play another user where it cannot chown). On Windows, 0: what
     ``os.stat`` says of every file there, so the ownership checks hold trivially and the
     profile's ACL is what protects the files (:data:`POSIX_PERMISSIONS`)."""
-    if hasattr(os, "geteuid"):
-        return os.geteuid()
-    return 0
+    geteuid: Callable[[], int] | None = getattr(os, "geteuid", None)
+    return geteuid() if geteuid is not None else 0
 
 
 def private_state_dir(path: Path, *, create: bool = True) -> Path:
