@@ -68,6 +68,7 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
                 "bridge",
                 "bridge.errors",
                 "bridge.logs",
+                "bridge.signals",
                 "bridge.tasks",
                 "bridge.validation",
                 "bridge.waiting",

@@ -54,6 +54,9 @@ INSTALL_HINT = (
 CALL_TIMEOUT = 60.0  # seconds one tool call may take before the run fails
 START_TIMEOUT = 90.0  # seconds a server may take to start and open its first page
 EXIT_GRACE = 10.0  # seconds the servers' processes get to end on their own after the run
+#: What kills a server left running: SIGKILL; Windows has none (os.kill's SIGTERM there is
+#: TerminateProcess, which cannot be caught either).
+_KILL: int = getattr(signal, "SIGKILL", signal.SIGTERM)
 
 
 # -- the pages ---------------------------------------------------------------------------
@@ -291,6 +294,21 @@ def _settle(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
+def _pidfds(pids: list[int]) -> list[int]:
+    """A descriptor per pid that becomes readable when the process ends (Linux's pidfd);
+    none elsewhere (macOS, Windows), where what is left is killed without the grace period,
+    as before on a Linux without pidfd. Pids already gone are left out."""
+    fds: list[int] = []
+    if sys.platform != "linux":
+        return fds
+    if not hasattr(os, "pidfd_open"):  # Linux before 5.3
+        return fds
+    for pid in pids:
+        with contextlib.suppress(OSError):  # already gone
+            fds.append(os.pidfd_open(pid))
+    return fds
+
+
 async def _reap(root: str) -> list[int]:
     """Waits (at most ``EXIT_GRACE``) for the servers' processes and browsers to end on
     their own, then kills any still there by pid. Returns the pids it had to kill (none
@@ -298,11 +316,7 @@ async def _reap(root: str) -> list[int]:
     loop = asyncio.get_running_loop()
     ended: list[asyncio.Future[None]] = []
     fds: list[int] = []
-    for pid in _ours(root) if hasattr(os, "pidfd_open") else []:
-        try:
-            fd = os.pidfd_open(pid)  # readable once the process has ended
-        except OSError:
-            continue  # already gone
+    for fd in _pidfds(_ours(root)):
         fds.append(fd)
         future: asyncio.Future[None] = loop.create_future()
         loop.add_reader(fd, _settle, future)
@@ -317,7 +331,7 @@ async def _reap(root: str) -> list[int]:
     left = _ours(root)
     for pid in left:
         with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, _KILL)
     return left
 
 

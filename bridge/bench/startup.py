@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from pathlib import Path
 
+import psutil
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -26,11 +28,30 @@ async def measure_relay_connect(launched: LaunchedBrowser, runs: int) -> list[Fi
     return [Figure("relay start → extension connected", "ms", median(times), None, "", 1000.0)]
 
 
-def _rss_kb(pid: int, field: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return 0
+def _rss_kb(pid: int) -> int:
+    """The process's resident set now, in KiB (0 if it is gone)."""
+    try:
+        return int(psutil.Process(pid).memory_info().rss) // 1024
+    except psutil.Error:
+        return 0
+
+
+def _peak_rss_kb(pid: int) -> int:
+    """The process's peak resident set, in KiB (0 if it is gone): Windows keeps it
+    (``peak_wset``), Linux in ``/proc/<pid>/status`` (``VmHWM``, which psutil does not read);
+    macOS shows no other process's peak, so there it is the resident set now, a lower bound."""
+    try:
+        info = psutil.Process(pid).memory_info()
+    except psutil.Error:
+        return 0
+    peak = getattr(info, "peak_wset", None)
+    if peak is not None:
+        return int(peak) // 1024
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return int(info.rss) // 1024
 
 
 async def measure_mcp_server(
@@ -72,12 +93,12 @@ async def measure_mcp_server(
         async with Client(stdio_client(params, errlog=errlog)) as client:
             await client.list_tools()
             pid = _server_pid(state)
-            idle = _rss_kb(pid, "VmRSS") if pid else 0
+            idle = _rss_kb(pid) if pid else 0
             for i in range(asks):
                 await client.call_tool(
                     "ask_chatgpt_gemini_web", {"question": f"Explain Python generators ({i})?"}
                 )
-            peak = _rss_kb(pid, "VmHWM") if pid else 0
+            peak = _peak_rss_kb(pid) if pid else 0
     figures.append(
         Figure(
             "MCP server peak RSS over asks",

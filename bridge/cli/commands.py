@@ -27,7 +27,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import stat
 import sys
 import time
@@ -56,6 +55,7 @@ from bridge.link.relay import PAIRING_S, Relay
 from bridge.logs import LogSetupError, add_log_arguments, setup_logging
 from bridge.providers.attachments import Attachments, prepare_files
 from bridge.providers.results import PROVIDERS, AskResult, Provider
+from bridge.signals import StopSignals
 from bridge.store.state import StateStore, default_state_dir
 from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
@@ -72,9 +72,7 @@ async def _relay_main(args: argparse.Namespace) -> int:
         print("no display found: launching the browser headless", flush=True)
     started = time.monotonic()
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    signals = StopSignals(stop.set).install()
     try:
         await runtime.start()
         print(f"relay listening on {runtime.relay.url}", flush=True)
@@ -121,7 +119,10 @@ async def _relay_main(args: argparse.Namespace) -> int:
             print(runtime.launched.stderr_tail(), file=sys.stderr)
         return 1
     finally:
-        await runtime.stop()
+        try:
+            await runtime.stop()
+        finally:  # after the clean-up: a signal while stopping must not cut it short
+            signals.undo()
 
 
 async def _pair_main(args: argparse.Namespace) -> int:
@@ -174,9 +175,7 @@ async def _cdp_main(args: argparse.Namespace) -> int:
     options.tool_settings = ToolSettings(allow_file_urls=args.allow_file_urls)
     runtime = Runtime(options)
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    signals = StopSignals(stop.set).install()
     # Read without a thread: a thread blocked in read() would keep the process alive after
     # SIGTERM while stdin stays an open pipe.
     stdin_closed = await _stdin_eof()
@@ -205,7 +204,10 @@ async def _cdp_main(args: argparse.Namespace) -> int:
         print(f"error: {_start_error(exc, args)}", file=sys.stderr)
         return 1
     finally:
-        await runtime.stop()
+        try:
+            await runtime.stop()
+        finally:  # after the clean-up: a signal while stopping must not cut it short
+            signals.undo()
 
 
 async def _stdin_eof() -> asyncio.Future[object] | None:

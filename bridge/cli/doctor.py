@@ -138,6 +138,11 @@ def check_runtime_dir() -> Check:
         path = runtime_dir()
     except OSError as exc:
         return Check("runtime directory", False, str(exc), "set BRIDGE_RUNTIME_DIR")
+    if _UNIX_SOCKETS is None:
+        # Windows' Python has no AF_UNIX: the registry there is not sockets in this directory.
+        return Check(
+            "runtime directory", None, f"{path}: registered relays not checked on {os.name}"
+        )
     relays = sorted(p.stem for p in (path / "relays").glob("*.sock") if _answers(p))
     hosts = sum(_answers(p) for p in (path / "hosts").glob("*.sock"))
     return Check(
@@ -149,9 +154,15 @@ def check_runtime_dir() -> Check:
     )
 
 
+#: ``socket.AF_UNIX``, or None where Python has none (Windows).
+_UNIX_SOCKETS: int | None = getattr(socket, "AF_UNIX", None)
+
+
 def _answers(path: Path) -> bool:
     """Does anything listen on this registered socket? (A crashed owner leaves its file.)"""
-    with socket.socket(socket.AF_UNIX) as s:
+    if _UNIX_SOCKETS is None:
+        return False
+    with socket.socket(_UNIX_SOCKETS) as s:
         s.settimeout(1.0)
         try:
             s.connect(str(path))

@@ -15,20 +15,23 @@ processes starting at once agree on one token.
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import fcntl
 import hmac
 import os
 import re
 import secrets
 import stat
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 from bridge.logs import never_log
-from bridge.store.state import owner_uid, private_state_dir, write_atomically
+from bridge.store import locks
+from bridge.store.state import (
+    POSIX_PERMISSIONS,
+    owner_uid,
+    private_state_dir,
+    write_atomically,
+)
 
 __all__ = ["load_or_create_token", "read_token", "token_file_problem", "token_matches"]
 
@@ -45,7 +48,12 @@ def read_token(path: Path) -> tuple[str | None, str | None]:
     """``(token, None)`` when ``path`` holds a token bridge would adopt; ``(None, why)`` when
     it holds one it would replace (``why`` says what is wrong); ``(None, None)`` when there
     is no file."""
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO
+    # NONBLOCK: a FIFO. Windows has none of the three flags (getattr leaves them out): there
+    # no other user can plant a link or a FIFO in the person's profile (its ACL), which is
+    # what O_NOFOLLOW guards against here.
+    flags = os.O_RDONLY | sum(
+        getattr(os, name, 0) for name in ("O_NOFOLLOW", "O_NONBLOCK", "O_CLOEXEC")
+    )
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
@@ -61,7 +69,7 @@ def read_token(path: Path) -> tuple[str | None, str | None]:
         if st.st_uid != owner_uid():
             return None, f"belongs to another user (uid {st.st_uid})"
         mode = stat.S_IMODE(st.st_mode)
-        if mode & 0o077:
+        if mode & 0o077 and POSIX_PERMISSIONS:  # Windows: the profile's ACL guards it
             return None, f"has mode {mode:04o}: other users may have read or written it"
         raw = os.read(fd, _MAX_READ + 1)
     finally:
@@ -90,7 +98,7 @@ def load_or_create_token(path: Path) -> tuple[str, bool]:
     token, problem = read_token(path)
     if token is not None:
         return token, False
-    with _locked(path.parent / ".tokens.lock"):
+    with locks.held(path.parent / ".tokens.lock"):
         # Another process may have made or replaced it while this one waited for the lock.
         token, problem = read_token(path)
         if token is not None:
@@ -107,16 +115,6 @@ def load_or_create_token(path: Path) -> tuple[str, bool]:
         never_log(token)
         write_atomically(path, token + "\n")
     return token, True
-
-
-@contextlib.contextmanager
-def _locked(lock_path: Path) -> Iterator[None]:
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def token_matches(given: str | None, token: str) -> bool:

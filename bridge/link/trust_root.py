@@ -26,6 +26,7 @@ from typing import Final
 from bridge.errors import BridgeError
 from bridge.link.registry import ENV_RUNTIME_DIR
 from bridge.link.tokens import load_or_create_token
+from bridge.store.state import POSIX_PERMISSIONS, owner_uid
 
 __all__ = [
     "ENV_ISLAND",
@@ -80,8 +81,10 @@ def private_dir(path: Path, *, create: bool = True) -> Path:
         raise TrustUnavailable(f"{path} is a symbolic link, which bridge does not follow: {remedy}")
     if not stat.S_ISDIR(st.st_mode):
         raise TrustUnavailable(f"{path} is not a directory: {remedy}")
-    if st.st_uid != os.geteuid():
+    if st.st_uid != owner_uid():  # Windows: 0 for every file; the profile's ACL guards it
         raise TrustUnavailable(f"{path} belongs to another user (uid {st.st_uid}): {remedy}")
+    if not POSIX_PERMISSIONS:  # Windows' "modes" say nothing of other users (always 0777)
+        return path
     if st.st_mode & 0o022:
         raise TrustUnavailable(
             f"{path} may be written by other users (mode {stat.S_IMODE(st.st_mode):o}): {remedy}"

@@ -16,7 +16,6 @@ import contextlib
 import errno
 import logging
 import os
-import signal
 import socket
 import ssl
 import sys
@@ -50,6 +49,7 @@ from bridge.mcp.auth import (
     security_settings,
 )
 from bridge.mcp.server import DEFAULT_GROUPS, build_server, parse_groups
+from bridge.signals import StopSignals
 from bridge.store.state import default_state_dir
 from bridge.tools.browsing import ToolSettings
 from bridge.waiting import scaled
@@ -267,9 +267,8 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
         }
     # Before anything starts: a signal during start-up must still clean up what started.
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+    # Undone when ``demo`` closes, with the fake sites (this function's end is ``os._exit``).
+    demo.enter_context(StopSignals(stop.set))
     # A tool called before the extension connects fails fast, with instructions.
     options.connect_timeout = scaled(30.0) if options.launch else scaled(3.0)
     try:

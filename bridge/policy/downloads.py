@@ -165,7 +165,10 @@ def copy_download(source: SourceFacts, target: Path) -> None:
     refused. The copy is written to a fresh temporary file beside the target and renamed over
     it: a symlink planted at the target is replaced, never written through.
     """
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    # Windows has none of the three (getattr leaves them out): no FIFO to block on there.
+    flags = os.O_RDONLY | sum(
+        getattr(os, name, 0) for name in ("O_NONBLOCK", "O_NOFOLLOW", "O_CLOEXEC")
+    )
     try:
         fd = os.open(source.path, flags)
     except OSError as exc:

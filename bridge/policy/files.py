@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from os import PathLike
 from pathlib import Path, PurePath
@@ -180,7 +180,10 @@ def protected_locations(
     places += [Path(p) for p in SYSTEM_PROTECTED]
     runtime = Path(env["XDG_RUNTIME_DIR"]) / "bridge" if env.get("XDG_RUNTIME_DIR") else None
     temp = Path(tempfile.gettempdir())
-    places += [temp / f"bridge-{os.getuid()}" if hasattr(os, "getuid") else temp / "bridge"]
+    # The registry's fallback directory (bridge.link.registry): per user where there are uids;
+    # Windows has none (there the temporary directory is already the person's own).
+    getuid: Callable[[], int] | None = getattr(os, "getuid", None)
+    places += [temp / f"bridge-{getuid()}" if getuid is not None else temp / "bridge"]
     places += [runtime] if runtime is not None else []
     places += [Path(env[name]) for name in ENV_PROTECTED if env.get(name)]
     places += extra

@@ -5,11 +5,12 @@
 - ``debug/``: dumps of suspicious answers and anomalies.
 
 Nothing is lost when two processes write at once: every read-modify-write of
-``sessions.json`` holds an exclusive ``flock`` on a lock file and replaces the file
+``sessions.json`` holds an exclusive lock on a lock file (bridge.store.locks: ``flock``,
+``LockFileEx`` on Windows) and replaces the file
 atomically (write a temporary file, fsync, rename); a history line is written with one
 ``write`` on an ``O_APPEND`` descriptor under the same lock.
 
-``flock`` waits for another process and ``fsync`` waits for the disk, so async code calls
+The lock waits for another process and ``fsync`` waits for the disk, so async code calls
 the ``*_async`` variants, which do the same work on a worker thread: a slow disk or a busy
 neighbour never stalls the event loop that carries every CDP round trip.
 
@@ -28,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import fcntl
 import json
 import logging
 import os
@@ -37,15 +37,17 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from bridge.errors import StateDirUnsafe
+from bridge.store import locks
 
 __all__ = [
+    "POSIX_PERMISSIONS",
     "SessionEntry",
     "StateStore",
     "default_state_dir",
@@ -115,10 +117,20 @@ _CHOOSE_ANOTHER = (
 )
 
 
+#: Whether files carry POSIX owner and permission bits worth checking. Windows keeps neither
+#: (``os.stat`` gives every file uid 0 and mode 0666/0777 from the read-only flag alone):
+#: there a file of bridge's is protected by where it lives, the person's profile
+#: (``%USERPROFILE%``, whose ACL lets no other user in), not by bits bridge could check.
+POSIX_PERMISSIONS = os.name != "nt"
+
+
 def owner_uid() -> int:
     """The user bridge runs as: who must own the state directory and everything secret in it
-    (a function, so a test can play another user where it cannot chown)."""
-    return os.geteuid()
+    (a function, so a test can play another user where it cannot chown). On Windows, 0: what
+    ``os.stat`` says of every file there, so the ownership checks hold trivially and the
+    profile's ACL is what protects the files (:data:`POSIX_PERMISSIONS`)."""
+    geteuid: Callable[[], int] | None = getattr(os, "geteuid", None)
+    return geteuid() if geteuid is not None else 0
 
 
 def private_state_dir(path: Path, *, create: bool = True) -> Path:
@@ -149,7 +161,7 @@ def private_state_dir(path: Path, *, create: bool = True) -> Path:
             _CHOOSE_ANOTHER,
         )
     mode = stat.S_IMODE(st.st_mode)
-    if mode & _LOOSE_DIR_BITS:
+    if mode & _LOOSE_DIR_BITS and POSIX_PERMISSIONS:  # Windows: always "0777", see above
         tight = mode & ~_LOOSE_DIR_BITS
         try:
             os.chmod(path, tight)
@@ -205,13 +217,10 @@ class StateStore:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         self.root.mkdir(parents=True, exist_ok=True)
-        fd = _open(self._lock_path, os.O_CREAT | os.O_RDWR)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        # Opened through the seam (``_open``), so a test's read-only directory reaches the
+        # lock file as it would on a read-only mount.
+        with locks.held(self._lock_path, opener=_open):
             yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
 
     # -- faults ---------------------------------------------------------------------
 

@@ -5,26 +5,26 @@ Two processes at once corrupt nothing, and no process-wide lock is needed:
 - one file per job, each write atomic (bridge.store.state's seam: temporary file, fsync,
   rename): a reader always sees a whole record, and processes writing different jobs never
   touch the same file;
-- one writer per job: the process running a job holds an exclusive ``flock`` on
-  ``<id>.lock`` for as long as it runs it. The kernel drops the lock when that process
-  dies, however it dies, so a free lock on a "running" record means nobody is on it, and
-  taking the lock without blocking is how a process claims a job to resume it: two
-  processes can never both win. Waiting for another process's job is waiting for its lock
-  (bridge.app.jobs.watch): it ends when that job ends or its process dies, with no polling.
+- one writer per job: the process running a job holds an exclusive lock
+  (bridge.store.locks: ``flock``, ``LockFileEx`` on Windows) on ``<id>.lock`` for as long
+  as it runs it. The OS drops the lock when that process dies, however it dies, so a free
+  lock on a "running" record means nobody is on it, and taking the lock without blocking
+  is how a process claims a job to resume it: two processes can never both win. Waiting
+  for another process's job is waiting for its lock (bridge.app.jobs.watch): it ends when
+  that job ends or its process dies, with no polling.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
-import fcntl
 import os
 import time
 from pathlib import Path
 
 from bridge.app.jobs.record import JOB_ID, Job, JobNotFound, JobUnreadable
 from bridge.app.jobs.watch import lock_watch
+from bridge.store import locks
 from bridge.store.state import open_private, read_state_text, write_atomically
 
 __all__ = ["KEEP_FINISHED_S", "JobLock", "JobStore"]
@@ -35,7 +35,7 @@ KEEP_FINISHED_S = 7 * 24 * 3600.0
 
 
 class JobLock:
-    """The exclusive ``flock`` on a job's lock file: held while a process runs the job."""
+    """The exclusive lock on a job's lock file: held while a process runs the job."""
 
     def __init__(self, fd: int, path: Path) -> None:
         self._fd: int | None = fd
@@ -49,8 +49,15 @@ class JobLock:
         fd, self._fd = self._fd, None
         if fd is not None:
             with contextlib.suppress(OSError):
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                locks.release(fd)
             os.close(fd)
+
+    def release_and_remove(self) -> None:
+        """Remove the lock file and let go (bridge.store.locks.remove_held_lock_file: never
+        pulled from under another process that has it open)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            locks.remove_held_lock_file(self.path, fd)
 
 
 class JobStore:
@@ -130,10 +137,9 @@ class JobStore:
                 continue
             try:
                 self.path(job.id).unlink(missing_ok=True)
-                self._lock_path(job.id).unlink(missing_ok=True)
                 removed += 1
             finally:
-                lock.release()
+                lock.release_and_remove()
         return removed
 
     # -- ownership --
@@ -142,13 +148,13 @@ class JobStore:
         """The job's lock if no process holds it (this one included), else None."""
         path = self._lock_path(job_id)
         self.dir.mkdir(parents=True, exist_ok=True)
-        fd = open_private(path, os.O_CREAT | os.O_RDWR)
+        fd = locks.open_lock_file(path, open_private)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            if not locks.acquire(fd, blocking=False):
+                os.close(fd)
                 return None
+        except BaseException:
+            os.close(fd)
             raise
         return JobLock(fd, path)
 
@@ -157,7 +163,7 @@ class JobStore:
         at most ``timeout`` seconds; True if it was let go."""
         return await lock_watch.released(self._lock_path(job_id), timeout)
 
-    # -- off the event loop (fsync and flock wait for the disk or for others) --
+    # -- off the event loop (fsync and locks wait for the disk or for others) --
 
     async def create_async(self, job: Job) -> JobLock:
         return await asyncio.to_thread(self.create, job)

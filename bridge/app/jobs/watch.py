@@ -1,22 +1,23 @@
 """Waiting for another process to let go of a job's lock, without polling.
 
-One thread per lock file waited on in this process, blocked in ``flock(LOCK_SH)`` until the
-holder lets go (its job ended, or its process died: the kernel drops the lock however it
-dies); every coroutine waiting on that file hears of it through its own event loop. A
-dedicated thread, not the default executor: it may block for the whole length of an answer,
-and the executor's few workers carry every state write.
+One thread per lock file waited on in this process, blocked in a shared lock
+(bridge.store.locks: ``flock(LOCK_SH)``, ``LockFileEx`` on Windows) until the holder lets go
+(its job ended, or its process died: the OS drops the lock however it dies); every
+coroutine waiting on that file hears of it through its own event loop. A dedicated thread,
+not the default executor: it may block for the whole length of an answer, and the
+executor's few workers carry every state write.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import logging
 import os
 import threading
 from pathlib import Path
 
+from bridge.store import locks
 from bridge.store.state import open_private
 
 __all__ = ["LockWatch", "lock_watch"]
@@ -60,10 +61,10 @@ class LockWatch:
 
     def _watch(self, path: Path) -> None:
         try:
-            fd = open_private(path, os.O_CREAT | os.O_RDWR)
+            fd = locks.open_lock_file(path, open_private)
             try:
-                fcntl.flock(fd, fcntl.LOCK_SH)
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                locks.acquire(fd, shared=True)
+                locks.release(fd)
             finally:
                 os.close(fd)
         except OSError as exc:  # the waiters re-read the record and decide again
