@@ -19,6 +19,7 @@ import textwrap
 from pathlib import Path
 
 from bridge.waiting import scaled
+from tests.lines import read_line
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCKED = ("fcntl", "termios", "resource")
@@ -206,11 +207,11 @@ def test_two_processes_contend_for_a_job_and_its_owners_death_lets_go(tmp_path: 
     with _child(OWNER, str(tmp_path)) as owner:
         try:
             assert owner.stdout is not None
-            job_id = owner.stdout.readline().strip()
+            job_id = read_line(owner.stdout, scaled(60)).strip()
             assert job_id, owner.stderr.read() if owner.stderr else ""
             with _child(CLAIMER, str(tmp_path), job_id, str(scaled(60))) as claimer:
                 assert claimer.stdout is not None
-                assert claimer.stdout.readline().strip() == "held elsewhere"
+                assert read_line(claimer.stdout, scaled(60)).strip() == "held elsewhere"
                 owner.kill()  # however the owner dies, its lock goes with it
                 out, err = claimer.communicate(timeout=scaled(90))
             assert claimer.returncode == 0, out + err

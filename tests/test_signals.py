@@ -13,6 +13,7 @@ import textwrap
 import pytest
 
 from bridge.waiting import scaled
+from tests.lines import read_line
 
 CHILD = textwrap.dedent(
     """
@@ -45,11 +46,11 @@ def test_a_signal_stops_the_loop_and_the_handlers_are_undone(
         stderr=subprocess.PIPE,
         text=True,
     ) as child:
-        assert child.stdout is not None
-        assert child.stdout.readline().split() == ["how", how]
-        assert child.stdout.readline().strip() == "ready"  # the handlers are in place
-        os.kill(child.pid, sig)
         try:
+            assert child.stdout is not None
+            assert read_line(child.stdout, scaled(20)).split() == ["how", how]
+            assert read_line(child.stdout, scaled(20)).strip() == "ready"  # handlers in place
+            os.kill(child.pid, sig)
             out, err = child.communicate(timeout=scaled(20))
         finally:
             if child.poll() is None:
@@ -64,7 +65,11 @@ def test_without_the_helper_the_same_signal_kills_the_child() -> None:
     with subprocess.Popen(
         [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     ) as child:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "ready"
-        os.kill(child.pid, signal.SIGTERM)
-        assert child.wait(timeout=scaled(20)) == -signal.SIGTERM
+        try:
+            assert child.stdout is not None
+            assert read_line(child.stdout, scaled(20)).strip() == "ready"
+            os.kill(child.pid, signal.SIGTERM)
+            assert child.wait(timeout=scaled(20)) == -signal.SIGTERM
+        finally:
+            if child.poll() is None:
+                child.kill()
