@@ -173,7 +173,7 @@ def log_file_from(given: Path | None, environ: Mapping[str, str] | None = None) 
 def open_log_file(path: Path) -> TextIO:
     """``path`` opened to append (made 0600, its parent 0700 when missing); never truncated."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)  # POSIX only
     try:
         fd = os.open(path, flags, 0o600)
     except OSError as exc:

@@ -6,6 +6,13 @@ once) and by the test fixtures (a temporary profile). A launched browser is an i
 announces only the relays of the bridge that launched it, so it never links to the person's
 everyday relay, and no other relay can prove itself to it. Nothing secret is on its command
 line (which every user of the machine can read).
+
+Its process tree: on POSIX the browser gets a session and process group of its own
+(``start_new_session``), so one ``killpg`` reaches every helper it started (zygote,
+renderers, GPU) and a Ctrl+C in bridge's terminal does not reach it. Windows has neither:
+there it is started with ``CREATE_NEW_PROCESS_GROUP`` (bridge's console Ctrl+C stays
+bridge's) and stopped by finding the tree with psutil (``stop_process_tree``, mode
+``"tree"``), which tests also run on Linux.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import re
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, Protocol
 from urllib.parse import quote
+
+import psutil
 
 from bridge.cdp.direct import CdpPipe, DirectCdp
 from bridge.errors import BridgeError
@@ -42,13 +52,18 @@ __all__ = [
     "AppPaths",
     "BrowserConflict",
     "BrowserNotFound",
+    "DebugPipeUnavailable",
     "ExtensionDirInvalid",
     "LaunchOptions",
     "LaunchedBrowser",
+    "TreeMode",
     "WindowsAppPaths",
+    "debug_pipe_supported",
     "default_profile_dir",
+    "default_tree_mode",
     "discover_browser",
     "find_browser",
+    "stop_process_tree",
     "validate_extension_dir",
 ]
 
@@ -117,6 +132,109 @@ def _running(pid: int, proc_root: Path) -> bool:
     except OSError:  # PermissionError: it exists, someone else's; anything else: in doubt
         return True
     return True
+
+
+#: How a launched browser's process tree is started and stopped: ``"group"`` (POSIX: a
+#: session and process group of its own, signalled whole by ``killpg``) or ``"tree"``
+#: (Windows: the tree found with psutil and stopped process by process).
+TreeMode = Literal["group", "tree"]
+#: How long a browser asked to stop may take before it is killed. Short: the MCP server must
+#: be gone within 5 s of being told to stop.
+_STOP_GRACE_S = 2.5
+
+
+def default_tree_mode(platform: str = sys.platform) -> TreeMode:
+    return "tree" if platform == "win32" else "group"
+
+
+def debug_pipe_supported(platform: str = sys.platform) -> bool:
+    """``--remote-debugging-pipe``: the browser reads and writes DevTools on fds 3 and 4,
+    which a POSIX child inherits (``pass_fds``). A Windows child inherits no numbered
+    descriptors from Python (only handles, which Chrome's pipe mode does not take from
+    Python's ``subprocess``), so there the browser's DevTools port is the way in."""
+    return platform != "win32"
+
+
+def _spawn_options(mode: TreeMode, preexec: Callable[[], None], ends: list[int]) -> dict[str, Any]:
+    """What ``create_subprocess_exec`` needs to start the browser as ``mode`` stops it."""
+    if sys.platform == "win32":
+        # No sessions or preexec on Windows: a process group of its own keeps a Ctrl+C in
+        # bridge's console from reaching the browser, as a session does on POSIX.
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+    options: dict[str, Any] = {"preexec_fn": preexec, "pass_fds": (3, 4) if ends else ()}
+    if mode == "group":
+        options["start_new_session"] = True  # its own process group: stop() takes every helper
+    return options
+
+
+async def stop_process_tree(
+    proc: asyncio.subprocess.Process, *, graceful: bool, mode: TreeMode | None = None
+) -> None:
+    """Stop ``proc`` and every process it started; return once ``proc`` itself is reaped.
+
+    ``graceful``: ask first (SIGTERM; a lasting profile saves its state), and kill whatever
+    is left after a short grace; else kill at once (a temporary profile has nothing to save).
+    ``mode``: ``default_tree_mode()`` unless a test runs the other platform's way."""
+    mode = default_tree_mode() if mode is None else mode
+    if mode == "tree" or sys.platform == "win32":
+        await _stop_with_psutil(proc, graceful)
+        return
+    first = signal.SIGTERM if graceful else signal.SIGKILL
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, first)
+    try:
+        async with asyncio.timeout(_STOP_GRACE_S):
+            await proc.wait()
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        await proc.wait()
+    # Helpers (zygote, renderers) share the group; make sure none outlives us.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+async def _stop_with_psutil(proc: asyncio.subprocess.Process, graceful: bool) -> None:
+    """The tree without a process group: its members are listed (psutil follows parent ids)
+    before the root is stopped, since an orphan's parent id no longer leads to it. Windows
+    has no graceful signal for a GUI process: ``terminate`` is ``TerminateProcess`` there, so
+    a lasting profile may report an unclean exit on its next start. A helper the browser
+    starts after the listing is not in it; Chrome's helpers end on their own when the
+    browser process is gone (their IPC channel closes)."""
+    try:
+        root = psutil.Process(proc.pid)
+        tree = [root, *root.children(recursive=True)]
+    except psutil.Error:  # already gone (or no longer ours to see): nothing to list
+        tree = []
+
+    def signal_all(processes: list[psutil.Process], kill: bool) -> None:
+        for process in processes:
+            with contextlib.suppress(psutil.Error):
+                process.kill() if kill else process.terminate()
+
+    signal_all(tree, kill=not graceful)
+    try:
+        async with asyncio.timeout(_STOP_GRACE_S):
+            await proc.wait()
+    except TimeoutError:
+        signal_all(tree, kill=True)
+        await proc.wait()
+    # Helpers that outlived the request: gone now, whatever they were doing. psutil checks
+    # each one's start time, so a pid reused by an unrelated process is never signalled.
+    signal_all([p for p in tree[1:] if _alive(p)], kill=True)
+
+
+def _alive(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+class DebugPipeUnavailable(BridgeError):
+    """``debug_pipe`` was asked for where the browser cannot inherit the pipe (Windows)."""
+
+    code = "debug_pipe_unavailable"
 
 
 class BrowserNotFound(BridgeError):
@@ -471,6 +589,22 @@ def _keep_downloads_inside(profile: Path) -> None:
     (default / "Preferences").write_text(json.dumps(prefs), encoding="utf-8")
 
 
+def _debug_pipe() -> tuple[CdpPipe, list[int]]:
+    """Our ends of the browser's DevTools pipe, and its ends (moved above fd 9) to pass."""
+    if sys.platform == "win32":
+        raise DebugPipeUnavailable("no DevTools pipe on Windows: use remote_debugging=True")
+    import fcntl  # POSIX only, as the pipe's fd numbers are
+
+    # The browser reads commands on fd 3 and writes on fd 4. The ends are moved above 9
+    # first so the child's dup2 onto 3 and 4 cannot overwrite one with the other.
+    to_browser, to_us = os.pipe(), os.pipe()
+    ends = [fcntl.fcntl(to_browser[0], fcntl.F_DUPFD, 10)]
+    ends.append(fcntl.fcntl(to_us[1], fcntl.F_DUPFD, 10))
+    os.close(to_browser[0])
+    os.close(to_us[1])
+    return CdpPipe(to_us[0], to_browser[1]), ends
+
+
 class LaunchedBrowser:
     """A Chromium/Chrome bridge started, with the extension loaded: its process, profile and
     island (its own secret and runtime directory), stopped without leftovers."""
@@ -486,6 +620,7 @@ class LaunchedBrowser:
         self._stderr_tail: list[str] = []
         self._reader: asyncio.Task[None] | None = None
         self.executable = ""
+        self._tree_mode: TreeMode = default_tree_mode()
 
     @property
     def downloads_dir(self) -> Path | None:
@@ -589,21 +724,19 @@ class LaunchedBrowser:
         raise BridgeError("this browser was launched without debug_pipe or remote_debugging")
 
     async def start(self) -> LaunchedBrowser:
+        if self.options.debug_pipe and not debug_pipe_supported():
+            # Before anything is made (profile, island): nothing to clean up.
+            raise DebugPipeUnavailable(
+                "the browser's DevTools pipe (debug_pipe) passes file descriptors 3 and 4, "
+                "which a browser started on Windows does not inherit: use "
+                "LaunchOptions(remote_debugging=True) and direct_cdp() over its DevTools port"
+            )
         args = self.command()
         self.executable = args[0]
         ends: list[int] = []  # the browser's ends of its DevTools pipe, in this process
         preexec = _die_with_parent
         if self.options.debug_pipe:
-            import fcntl  # POSIX only, as the pipe's fd numbers are
-
-            # The browser reads commands on fd 3 and writes on fd 4. The ends are moved above
-            # 9 first so the child's dup2 onto 3 and 4 cannot overwrite one with the other.
-            to_browser, to_us = os.pipe(), os.pipe()
-            ends = [fcntl.fcntl(to_browser[0], fcntl.F_DUPFD, 10)]
-            ends.append(fcntl.fcntl(to_us[1], fcntl.F_DUPFD, 10))
-            os.close(to_browser[0])
-            os.close(to_us[1])
-            self.devtools_pipe = CdpPipe(to_us[0], to_browser[1])
+            self.devtools_pipe, ends = _debug_pipe()
 
             def preexec() -> None:
                 _die_with_parent()
@@ -615,7 +748,6 @@ class LaunchedBrowser:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,  # its own process group: stop() takes every helper along
             # The island's paths reach the native host through the browser's environment
             # (readable by this user only, unlike the command line).
             env={
@@ -623,8 +755,7 @@ class LaunchedBrowser:
                 **self.options.env,
                 **(self.island.browser_env() if self.options.island else {}),
             },
-            preexec_fn=preexec,
-            pass_fds=(3, 4) if ends else (),
+            **_spawn_options(self._tree_mode, preexec, ends),
         )
         for fd in ends:
             os.close(fd)
@@ -669,20 +800,7 @@ class LaunchedBrowser:
         proc, self.process = self.process, None
         if proc is not None and proc.returncode is None:
             # A temporary profile has nothing worth saving: no graceful exit, just stop.
-            first = signal.SIGKILL if self._temp_profile is not None else signal.SIGTERM
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, first)
-            try:
-                # Short: the MCP server must be gone within 5 s of being told to stop.
-                async with asyncio.timeout(2.5):
-                    await proc.wait()
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                await proc.wait()
-            # Helpers (zygote, renderers) share the group; make sure none outlives us.
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            await stop_process_tree(proc, graceful=self._temp_profile is None, mode=self._tree_mode)
         if self._reader is not None:
             await cancel_and_wait(self._reader, log, "reader")
             self._reader = None

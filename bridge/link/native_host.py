@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from bridge.errors import BridgeError
+from bridge.link import local_ipc
+from bridge.link.local_ipc import Kind
 from bridge.link.registry import FramedStream, connect_or_clean, runtime_dir
 from bridge.link.trust_root import ENV_ISLAND, load_secret
 from bridge.logs import LogSetupError, setup_logging
@@ -60,26 +62,44 @@ PART_CHARS: Final = 150_000
 class NativeHost:
     """The host's state, with its output as a callable (tests drive it without Chrome)."""
 
-    def __init__(self, directory: Path, send: Callable[[bytes], None]) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        send: Callable[[bytes], None],
+        *,
+        secret: str | None = None,
+        kind: Kind | None = None,
+    ) -> None:
+        """``secret``: the one handed to the extension, which relays of this runtime
+        directory hold too; loopback TCP endpoints (Windows) prove it both ways.
+        ``kind``: the endpoint this host serves (default ``local_ipc.default_kind()``)."""
         self.directory = directory
         self._send = send
+        self._secret = secret
+        self._kind = kind
         self.relays: dict[str, dict[str, Any]] = {}  # instance id -> announcement
         self._watchers: dict[str, set[FramedStream]] = {}  # instance id -> connections
         self._channels: dict[int, FramedStream] = {}
         self._incoming: dict[int, list[str]] = {}  # parts of a frame from the extension
-        self._server: asyncio.Server | None = None
+        self._server: local_ipc.LocalServer | None = None
+        #: This host's endpoint file (a socket, or the file naming a loopback port).
         self.socket = directory / "hosts" / f"{os.getpid()}.sock"
         self._tasks = TaskSet("native host", log)
 
     # -- relays ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            self.socket.unlink()  # a dead process's, with our pid reused
-        self._server = await asyncio.start_unix_server(self._relay_arrives, str(self.socket))
-        self.socket.chmod(0o600)
-        paths = sorted((self.directory / "relays").glob("*.sock"))
-        streams = [s for s in await asyncio.gather(*(connect_or_clean(p) for p in paths)) if s]
+        # An endpoint of our pid is a dead process's, with our pid reused: ``serve`` replaces it.
+        self._server = await local_ipc.serve(
+            self.directory / "hosts" / str(os.getpid()),
+            self._relay_arrives,
+            kind=self._kind,
+            secret=self._secret,
+        )
+        self.socket = self._server.path
+        paths = local_ipc.endpoint_files(self.directory / "relays")
+        connecting = (connect_or_clean(p, self._secret) for p in paths)
+        streams = [s for s in await asyncio.gather(*connecting) if s]
         for stream in streams:
             stream.write({"type": "watch"})
         # The first list is complete: each running relay's answer is awaited (briefly).
@@ -176,7 +196,7 @@ class NativeHost:
             self._closed(channel, 1011, f"no relay {relay!r} is registered")
             return
         try:
-            stream = await FramedStream.connect(Path(str(info.get("socket"))))
+            stream = await FramedStream.connect(Path(str(info.get("socket"))), secret=self._secret)
         except (OSError, TimeoutError) as exc:
             self._closed(channel, 1011, f"relay unreachable: {exc}")
             return
@@ -214,10 +234,8 @@ class NativeHost:
 
     async def stop(self) -> None:
         if self._server is not None:
-            self._server.close()
+            await self._server.close()  # removes the endpoint file
             self._server = None
-        with contextlib.suppress(FileNotFoundError):
-            self.socket.unlink()
         await self._tasks.stop()
         for stream in [*self._channels.values(), *(s for w in self._watchers.values() for s in w)]:
             await stream.close()
@@ -236,7 +254,7 @@ async def serve(stdin_fd: int, stdout_fd: int, directory: Path, secret: str, isl
     transport.write(
         encode({"type": "trust", "secret": secret, "island": island, "host": HOST_PROTOCOL})
     )
-    host = NativeHost(directory, transport.write)
+    host = NativeHost(directory, transport.write, secret=secret)
     decoder = FrameDecoder(FROM_BROWSER_LIMIT)
     await host.start()
     try:
@@ -254,7 +272,7 @@ def _preconditions() -> tuple[Path, str, bool] | str:
     island = os.environ.get(ENV_ISLAND) == "1"
     try:
         directory = runtime_dir()
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: a $BRIDGE_LOCAL_IPC it does not know
         return f"no safe runtime directory: {exc}"
     try:
         # An island's secret is made by the bridge that launched the browser, never here.

@@ -251,7 +251,9 @@ class Relay:
         if self._register:
             try:
                 directory = registry_dir(self._runtime_dir)
-                self._registration = RelayRegistration(directory, self.relay_info, self._serve)
+                self._registration = RelayRegistration(
+                    directory, self.relay_info, self._serve, secret=self._secret
+                )
                 await self._registration.start(self._port)
             except OSError as exc:  # discovery by probing still works
                 log.warning("relay not registered for native hosts: %s", exc)

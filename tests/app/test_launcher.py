@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -12,8 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
+from bridge.app import launcher
 from bridge.app.launcher import (
     _CANDIDATES,
     APP_PATHS_KEY,
@@ -27,11 +30,13 @@ from bridge.app.launcher import (
     default_profile_dir,
     discover_browser,
     find_browser,
+    stop_process_tree,
     validate_extension_dir,
 )
 from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.waiting import scaled
 from bridge.wire.extension import EXTENSION_ID
+from tests.exits import all_exit
 
 
 def test_explicit_path_that_is_not_executable_says_so(tmp_path: Path) -> None:
@@ -525,3 +530,58 @@ async def test_a_person_s_extension_runs_next_to_bridge_s_which_still_works(
                 if t["url"].startswith("chrome-extension://")
             }
         assert {EXTENSION_ID, marker_id} <= workers
+
+
+# -- the process tree the Windows way (psutil), run here ------------------------------------
+
+_TREE = """
+import subprocess, sys, time
+sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]
+middle = [sys.executable, "-c", "import subprocess, sys, time\\n"
+          "g = subprocess.Popen(%r)\\nprint(g.pid, flush=True)\\ntime.sleep(600)" % (sleeper,)]
+kids = [subprocess.Popen(sleeper), subprocess.Popen(middle, stdout=subprocess.PIPE)]
+grandchild = kids[1].stdout.readline().decode().strip()
+print(kids[0].pid, kids[1].pid, grandchild, flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("graceful", [True, False])
+async def test_the_psutil_tree_stop_leaves_no_process_of_the_tree(graceful: bool) -> None:
+    """A parent with a child and a grandchild, in bridge's own process group (no session of
+    its own, as on Windows): stopped through psutil, none of them is left, nothing else is
+    touched. Every member holds our stdout pipe, so its end is the event: all are gone."""
+    parent = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _TREE, stdout=asyncio.subprocess.PIPE
+    )
+    assert parent.stdout is not None
+    async with asyncio.timeout(scaled(20.0)):
+        members = [int(p) for p in (await parent.stdout.readline()).split()]
+    assert len(members) == 3
+    assert os.getpgid(parent.pid) == os.getpgid(0)  # no group of its own: killpg is not used
+    await stop_process_tree(parent, graceful=graceful, mode="tree")
+    assert parent.returncode is not None
+    async with asyncio.timeout(scaled(10.0)):
+        assert await parent.stdout.read() == b""  # the last holder of the pipe has exited
+    await all_exit(members, scaled(10.0))  # killed just now: each exits when it is scheduled
+    assert psutil.Process().is_running()  # the test process (same group) untouched
+
+
+async def test_a_tree_already_gone_is_stopped_without_error() -> None:
+    done = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
+    await done.wait()
+    await stop_process_tree(done, graceful=True, mode="tree")
+
+
+async def test_debug_pipe_where_it_cannot_be_passed_says_what_to_use_and_makes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert launcher.debug_pipe_supported("win32") is False
+    assert launcher.debug_pipe_supported("darwin") and launcher.debug_pipe_supported("linux")
+    assert launcher.default_tree_mode("win32") == "tree"
+    assert launcher.default_tree_mode("linux") == "group"
+    monkeypatch.setattr(launcher, "debug_pipe_supported", lambda: False)
+    browser = LaunchedBrowser(LaunchOptions(headless=True, isolated=True, debug_pipe=True))
+    with pytest.raises(launcher.DebugPipeUnavailable, match=r"remote_debugging=True"):
+        await browser.start()
+    assert browser.process is None and browser.profile is None and browser.devtools_pipe is None

@@ -45,6 +45,7 @@ from bridge.link.trust_root import ENV_TRUST_DIR
 from bridge.waiting import scaled
 from bridge.wire import protocol
 from bridge.wire.extension import PORT_RANGE
+from tests.exits import all_exit
 from tests.extension_worker import extension_status, in_worker
 
 pytestmark = pytest.mark.skipif(
@@ -128,30 +129,6 @@ def _group(pgid: int) -> set[int]:
     return {
         pid for pid in _pids() if (s := _stat(pid)) is not None and s[2] == pgid and s[0] != "Z"
     }
-
-
-async def _all_exit(pids: Iterable[int], timeout: float) -> None:
-    """Until every one of ``pids`` has exited: a pidfd per process turns readable when it
-    does (an event, whoever its parent is); TimeoutError past ``timeout``."""
-    loop = asyncio.get_running_loop()
-    fds: list[int] = []
-    exits: list[asyncio.Future[None]] = []
-    try:
-        for pid in pids:
-            try:
-                fd = os.pidfd_open(pid)
-            except ProcessLookupError:
-                continue  # gone already
-            fds.append(fd)
-            exited: asyncio.Future[None] = loop.create_future()
-            loop.add_reader(fd, lambda f=exited: f.done() or f.set_result(None))
-            exits.append(exited)
-        async with asyncio.timeout(timeout):
-            await asyncio.gather(*exits)
-    finally:
-        for fd in fds:
-            loop.remove_reader(fd)
-            os.close(fd)
 
 
 def _relay_entry(status: dict[str, Any], port: int) -> dict[str, Any] | None:
@@ -558,7 +535,7 @@ async def test_a_killed_mcp_client_takes_server_browser_and_profile_along_within
         client.send_signal(signal.SIGKILL)  # the client dies: no goodbye, its pipes just close
         await client.wait()
         killed = loop.time()
-        await _all_exit([server_pid, *group], scaled(5.0))
+        await all_exit([server_pid, *group], scaled(5.0))
         took = loop.time() - killed
         assert took < scaled(5.0)
         assert not _group(browser_pid)  # helpers started after the scan are gone too
@@ -1018,7 +995,7 @@ async def test_a_killed_and_removed_host_falls_back_to_probing_and_a_reinstall_r
             # Removed, then killed: Chrome cannot start it again.
             uninstall("chromium", user_data_dir=browser.profile)
             os.kill(host, signal.SIGKILL)
-            await _all_exit([host], scaled(5.0))
+            await all_exit([host], scaled(5.0))
             # Probing takes over: a relay started now is found by asking the ports.
             probed = await relay()
             await probed.wait_for_link(scaled(15.0))
