@@ -24,9 +24,8 @@ from tests.lines import read_line
 ROOT = Path(__file__).resolve().parents[1]
 BLOCKED = ("fcntl", "termios", "resource")
 
-#: Modules that still need a POSIX-only module, each the other helper's pending work on issue
-#: 26 (the link registry, the native host and the launcher are theirs to make portable).
-#: Empty when nothing is pending; a module that imports fine is not allowed to stay listed.
+#: Modules allowed to need a POSIX-only module, each with why (none: every module of bridge
+#: imports without them). A module that imports fine is not allowed to stay listed.
 PENDING_ELSEWHERE: dict[str, str] = {}
 
 PRELUDE = textwrap.dedent(
