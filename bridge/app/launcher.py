@@ -38,22 +38,26 @@ from urllib.parse import quote
 import psutil
 
 from bridge.cdp.direct import CdpPipe, DirectCdp
-from bridge.errors import BridgeError
+from bridge.errors import BridgeError, BridgeTimeout, CdpError
 from bridge.link import native_install
 from bridge.link.registry import ENV_RUNTIME_DIR
 from bridge.link.relay import Relay
 from bridge.link.trust_root import Island
 from bridge.tasks import cancel_and_wait
-from bridge.waiting import scaled
-from bridge.wire.extension import extension_dir
+from bridge.waiting import scaled, wait_for
+from bridge.wire.extension import EXTENSION_ID, extension_dir
 
 __all__ = [
     "CHANNELS",
+    "EXTENSION_LOADINGS",
     "AppPaths",
     "BrowserConflict",
     "BrowserNotFound",
     "DebugPipeUnavailable",
     "ExtensionDirInvalid",
+    "ExtensionLoadFailed",
+    "ExtensionLoading",
+    "ExtensionLoadingUnavailable",
     "LaunchOptions",
     "LaunchedBrowser",
     "TreeMode",
@@ -62,7 +66,9 @@ __all__ = [
     "default_profile_dir",
     "default_tree_mode",
     "discover_browser",
+    "extension_loading_for",
     "find_browser",
+    "is_google_chrome",
     "stop_process_tree",
     "validate_extension_dir",
 ]
@@ -235,6 +241,20 @@ class DebugPipeUnavailable(BridgeError):
     """``debug_pipe`` was asked for where the browser cannot inherit the pipe (Windows)."""
 
     code = "debug_pipe_unavailable"
+
+
+class ExtensionLoadingUnavailable(DebugPipeUnavailable):
+    """Extensions must be loaded over the DevTools pipe (a Google Chrome, or
+    ``extension_loading="cdp"``) where the browser cannot inherit the pipe (Windows)."""
+
+    code = "extension_loading_unavailable"
+
+
+class ExtensionLoadFailed(BridgeError):
+    """The browser refused an extension folder given to ``Extensions.loadUnpacked``, or
+    bridge's own loaded under another id; the message names the folder and what to do."""
+
+    code = "extension_load_failed"
 
 
 class BrowserNotFound(BridgeError):
@@ -460,6 +480,60 @@ def _is_executable(path: str) -> bool:
     return os.path.isfile(path) and os.access(path, os.X_OK)
 
 
+#: How extensions get into the launched browser: ``"flags"`` (``--load-extension`` and
+#: ``--disable-extensions-except``: Chromium, Chrome for Testing) or ``"cdp"`` (CDP's
+#: ``Extensions.loadUnpacked`` over the browser's DevTools pipe: Google Chrome 137+,
+#: which ignores the flag). docs/platforms.md.
+ExtensionLoading = Literal["flags", "cdp"]
+EXTENSION_LOADINGS: tuple[ExtensionLoading, ...] = ("flags", "cdp")
+
+
+def is_google_chrome(path: str) -> bool:
+    """Whether an executable's path is a Google-branded Chrome's, which ignores
+    ``--load-extension`` since version 137 (docs/platforms.md).
+
+    Told from the path alone, as Google's installers lay it out on each system, so it is a
+    pure function tested for every system on any one: a ``Google Chrome*.app`` bundle
+    (macOS), a ``Google`` folder holding a ``Chrome*`` one (Windows ``Google\\Chrome
+    [Beta|Dev|SxS]``, Linux ``/opt/google/chrome[-beta|-unstable|-canary]``), or a
+    ``google-chrome*`` command (Linux). Chrome for Testing honours the flag and is not
+    Google Chrome here (``Google Chrome for Testing.app``; elsewhere its folders are
+    ``chrome-linux64``, ``chrome-win64``), nor is Chromium, nor any other name: they keep
+    the flags. Both separators count, so a Windows path is read right on any system.
+    """
+    parts = [p.lower() for p in re.split(r"[\\/]+", path) if p]
+    if not parts:
+        return False
+    for i, part in enumerate(parts):
+        if part.endswith(".app") and part.startswith("google chrome"):
+            return "for testing" not in part
+        if part == "google" and i + 1 < len(parts) and parts[i + 1].startswith("chrome"):
+            return True
+    return parts[-1].startswith("google-chrome")
+
+
+def extension_loading_for(
+    executable: str,
+    channel: str | None = None,
+    explicit: ExtensionLoading | None = None,
+    *,
+    resolved: str | None = None,
+) -> ExtensionLoading:
+    """How to load extensions into ``executable``: ``explicit`` when given; else ``"cdp"``
+    for a Google Chrome (any ``channel``, or a path ``is_google_chrome`` knows, as given or
+    ``resolved`` through its links: ``/usr/bin/chrome`` may lead to ``/opt/google``); else
+    the flags, as bridge always loaded them into Chromium."""
+    if explicit is not None:
+        if explicit not in EXTENSION_LOADINGS:
+            raise ValueError(
+                f"extension_loading {explicit!r}: choose one of {', '.join(EXTENSION_LOADINGS)}"
+            )
+        return explicit
+    if channel is not None or is_google_chrome(executable):
+        return "cdp"
+    return "cdp" if resolved is not None and is_google_chrome(resolved) else "flags"
+
+
 def default_profile_dir(channel: str | None = None) -> Path:
     """The launched browser's lasting profile: ``…/bridge/profile``, or with a channel
     ``…/bridge/profiles/<channel>``.
@@ -562,6 +636,10 @@ class LaunchOptions:
     #: More unpacked extensions loaded next to bridge's (``--load-extension DIR``): a
     #: person's own under test, say. Validated by ``validate_extension_dir``.
     extensions: Sequence[Path] = ()
+    #: How the extensions are loaded (``ExtensionLoading``): None chooses by the browser
+    #: (``extension_loading_for``: Google Chrome over CDP, Chromium by flags); "cdp" forces
+    #: the DevTools way, so it is tested with Chromium too.
+    extension_loading: ExtensionLoading | None = None
     #: Register bridge's native host in the profile (Linux: Chromium reads it from there):
     #: it hands the extension the island's secret and announces the island's relays. Without
     #: it the extension has no secret and links to nothing until paired by hand (tests of
@@ -621,6 +699,11 @@ class LaunchedBrowser:
         self._reader: asyncio.Task[None] | None = None
         self.executable = ""
         self._tree_mode: TreeMode = default_tree_mode()
+        #: How this launch loads its extensions, once ``extension_loading()`` has chosen.
+        self._loading: ExtensionLoading | None = None
+        self._extension_dirs: list[str] = []  # bridge's first, then options.extensions
+        #: Each folder loaded over CDP, with the id the browser gave it (its worker's host).
+        self.extension_ids: dict[Path, str] = {}
 
     @property
     def downloads_dir(self) -> Path | None:
@@ -663,9 +746,23 @@ class LaunchedBrowser:
         )
         return f"data:text/html,{quote(page)}"
 
+    def extension_loading(self) -> ExtensionLoading:
+        """How this launch loads its extensions (``extension_loading_for``), choosing once:
+        finds the browser, and makes nothing (no profile, no island)."""
+        if self._loading is None:
+            opts = self.options
+            self.executable = str(find_browser(opts.browser_path, opts.channel))
+            self._loading = extension_loading_for(
+                self.executable,
+                opts.channel,
+                opts.extension_loading,
+                resolved=os.path.realpath(self.executable),
+            )
+        return self._loading
+
     def command(self) -> list[str]:
         opts = self.options
-        exe = find_browser(opts.browser_path, opts.channel)
+        loading = self.extension_loading()
         # Before any profile is made: a folder Chromium would skip is an error now, not a
         # browser that starts without the extension under test.
         extensions = [str(Path(opts.extension).resolve())]
@@ -673,6 +770,7 @@ class LaunchedBrowser:
             checked = str(validate_extension_dir(folder))
             if checked not in extensions:
                 extensions.append(checked)
+        self._extension_dirs = extensions
         if opts.isolated:
             sweep_stale_profiles()
             self._temp_profile = tempfile.TemporaryDirectory(
@@ -685,12 +783,18 @@ class LaunchedBrowser:
             self.profile.mkdir(parents=True, exist_ok=True)
         if opts.native_host and sys.platform.startswith("linux"):
             native_install.install("chromium", user_data_dir=self.profile)
-        loaded = ",".join(extensions)  # Chromium's list separator (hence no commas in paths)
+        if loading == "flags":
+            loaded = ",".join(extensions)  # Chromium's list separator (hence no commas in paths)
+            how = [f"--disable-extensions-except={loaded}", f"--load-extension={loaded}"]
+        else:
+            # Google Chrome 137+ ignores --load-extension (139 dropped the other flag too):
+            # start() loads each folder with Extensions.loadUnpacked over the DevTools pipe,
+            # which only this process holds; the switch lets that pipe's client load them.
+            how = ["--enable-unsafe-extension-debugging"]
         args = [
-            str(exe),
+            self.executable,
             f"--user-data-dir={self.profile}",
-            f"--disable-extensions-except={loaded}",
-            f"--load-extension={loaded}",
+            *how,
             "--no-first-run",
             "--no-default-browser-check",
             # Without these Chromium floods a closed network with refused connections.
@@ -708,7 +812,7 @@ class LaunchedBrowser:
             args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
         if opts.remote_debugging:
             args.append("--remote-debugging-port=0")
-        if opts.debug_pipe:
+        if self._needs_pipe():
             args.append("--remote-debugging-pipe")
         args += list(opts.extra_args)
         args.append(self.start_url)
@@ -723,19 +827,43 @@ class LaunchedBrowser:
             return DirectCdp(self.devtools_url)
         raise BridgeError("this browser was launched without debug_pipe or remote_debugging")
 
-    async def start(self) -> LaunchedBrowser:
-        if self.options.debug_pipe and not debug_pipe_supported():
-            # Before anything is made (profile, island): nothing to clean up.
-            raise DebugPipeUnavailable(
-                "the browser's DevTools pipe (debug_pipe) passes file descriptors 3 and 4, "
-                "which a browser started on Windows does not inherit: use "
-                "LaunchOptions(remote_debugging=True) and direct_cdp() over its DevTools port"
+    def _needs_pipe(self) -> bool:
+        """The DevTools pipe: asked for (tests), or how the extensions get in."""
+        return self.options.debug_pipe or self.extension_loading() == "cdp"
+
+    def _refuse_without_pipe(self) -> None:
+        """Where the pipe cannot be passed (Windows), a launch that needs it fails at once:
+        a Google Chrome would otherwise start without bridge's extension, and the relay
+        would wait for a link that never comes."""
+        if debug_pipe_supported():
+            return
+        if self.extension_loading() == "cdp":
+            why = (
+                "extension_loading='cdp' loads extensions"
+                if self.options.extension_loading == "cdp"
+                else f"{self.executable} is Google Chrome, which ignores --load-extension "
+                "since version 137; bridge loads extensions into it"
             )
+            raise ExtensionLoadingUnavailable(
+                f"{why} over the browser's DevTools pipe, which a browser started on Windows "
+                "does not get. Launch Chromium or Chrome for Testing instead (drop --channel, "
+                "or give its chrome.exe with --browser-path), or use your own Chrome without "
+                "--launch, with bridge's extension loaded unpacked (chrome://extensions -> "
+                "Developer mode -> Load unpacked -> the folder `bridge extension-path` prints)"
+            )
+        raise DebugPipeUnavailable(
+            "the browser's DevTools pipe (debug_pipe) passes file descriptors 3 and 4, "
+            "which a browser started on Windows does not inherit: use "
+            "LaunchOptions(remote_debugging=True) and direct_cdp() over its DevTools port"
+        )
+
+    async def start(self) -> LaunchedBrowser:
+        # Before anything is made (profile, island): nothing to clean up.
+        self._refuse_without_pipe()
         args = self.command()
-        self.executable = args[0]
         ends: list[int] = []  # the browser's ends of its DevTools pipe, in this process
         preexec = _die_with_parent
-        if self.options.debug_pipe:
+        if self._needs_pipe():
             self.devtools_pipe, ends = _debug_pipe()
 
             def preexec() -> None:
@@ -765,6 +893,12 @@ class LaunchedBrowser:
         # Retrieved even when nobody awaits it (no --remote-debugging): no "never retrieved" noise.
         devtools_seen.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._reader = asyncio.ensure_future(self._read_stderr(devtools_seen))
+        if self.extension_loading() == "cdp":
+            try:
+                await self._load_extensions()
+            except BaseException:
+                await self.stop()
+                raise
         if self.options.remote_debugging:
             try:
                 async with asyncio.timeout(scaled(30.0)):
@@ -775,6 +909,55 @@ class LaunchedBrowser:
                     "the browser did not open its DevTools port within 30s:\n" + self.stderr_tail()
                 ) from None
         return self
+
+    async def _load_extensions(self) -> None:
+        """Each extension folder through ``Extensions.loadUnpacked``, bridge's first, right
+        after start: its id checked (bridge's must be ``EXTENSION_ID``, the one its relay
+        and native host know). A browser that exits closes the pipe, which ends the wait."""
+        assert self.devtools_pipe is not None
+        async with DirectCdp(self.devtools_pipe) as cdp:
+            for index, folder in enumerate(self._extension_dirs):
+                what = "bridge's extension" if index == 0 else "--load-extension"
+                try:
+                    result = await cdp.call(
+                        "Extensions.loadUnpacked", {"path": folder}, timeout=scaled(30.0)
+                    )
+                except CdpError as exc:
+                    why = exc.detail.rstrip(".")
+                    raise ExtensionLoadFailed(
+                        f"{what} {folder}: the browser refused to load it: {why}. "
+                        "Fix its manifest.json (chrome://extensions -> Load unpacked shows the "
+                        "same error); if the browser does not know Extensions.loadUnpacked, it "
+                        "predates Chrome 128: update it, or launch Chromium"
+                    ) from None
+                except ConnectionError:
+                    raise ExtensionLoadFailed(
+                        f"{what} {folder}: the browser exited while bridge loaded its "
+                        "extensions:\n" + await self._final_stderr()
+                    ) from None
+                except BridgeTimeout as exc:
+                    raise ExtensionLoadFailed(
+                        f"{what} {folder}: the browser did not answer Extensions.loadUnpacked "
+                        f"within {exc.seconds:.0f}s; launch Chromium (its flags need no "
+                        "answer), or look at the browser's output:\n" + self.stderr_tail()
+                    ) from None
+                loaded = str(result.get("id", ""))
+                if index == 0 and loaded != EXTENSION_ID:
+                    raise ExtensionLoadFailed(
+                        f"{what} {folder} loaded as {loaded or 'no id'}, not {EXTENSION_ID}: "
+                        'its manifest.json lacks bridge\'s "key" (the id follows from it), so '
+                        "no relay or native host would know it. Launch with the folder "
+                        "`bridge extension-path` prints, unchanged"
+                    )
+                self.extension_ids[Path(folder)] = loaded
+
+    async def _final_stderr(self) -> str:
+        """The browser's last words once it has exited: its stderr read to the end (a
+        deadline, in case a helper still holds it open), not just what arrived so far."""
+        if self._reader is not None:
+            with contextlib.suppress(BridgeTimeout, asyncio.CancelledError):
+                await wait_for(asyncio.shield(self._reader), scaled(5.0), "the browser's stderr")
+        return self.stderr_tail()
 
     async def _read_stderr(self, devtools_seen: asyncio.Future[str]) -> None:
         assert self.process is not None and self.process.stderr is not None

@@ -19,6 +19,7 @@ from bridge.app.facade import Bridge
 from bridge.app.launcher import (
     CHANNELS,
     ExtensionDirInvalid,
+    ExtensionLoading,
     LaunchedBrowser,
     LaunchOptions,
     default_profile_dir,
@@ -61,6 +62,9 @@ class RuntimeOptions:
     channel: str | None = None
     #: With launch: unpacked extensions loaded next to bridge's (a person's own, under test).
     load_extensions: Sequence[Path] = ()
+    #: With launch: how the extensions get in ("flags" or "cdp"; None: by the browser,
+    #: Google Chrome over its DevTools pipe). bridge.app.launcher.extension_loading_for.
+    extension_loading: ExtensionLoading | None = None
     chrome_args: Sequence[str] = ()
     profile_dir: Path | None = None
     state_dir: Path | None = None  # sessions.json, history.jsonl, debug/ (default_state_dir())
@@ -243,6 +247,7 @@ class Runtime:
                     browser_path=opts.browser_path,
                     channel=opts.channel,
                     extensions=tuple(opts.load_extensions),
+                    extension_loading=opts.extension_loading,
                     headless=self.headless,
                     isolated=opts.isolated,
                     profile_dir=opts.profile_dir,

@@ -24,18 +24,22 @@ from bridge.app.launcher import (
     BrowserConflict,
     BrowserNotFound,
     ExtensionDirInvalid,
+    ExtensionLoadFailed,
+    ExtensionLoadingUnavailable,
     LaunchedBrowser,
     LaunchOptions,
     _is_executable,
     default_profile_dir,
     discover_browser,
+    extension_loading_for,
     find_browser,
+    is_google_chrome,
     stop_process_tree,
     validate_extension_dir,
 )
 from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.waiting import scaled
-from bridge.wire.extension import EXTENSION_ID
+from bridge.wire.extension import EXTENSION_ID, extension_dir
 from tests.exits import all_exit
 
 
@@ -431,9 +435,14 @@ def test_a_channel_launch_uses_its_profile(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.delenv("BRIDGE_BROWSER", raising=False)
     monkeypatch.setenv("PATH", str(fake.parent))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    args = LaunchedBrowser(LaunchOptions(channel="beta", native_host=False)).command()
+    launched = LaunchedBrowser(LaunchOptions(channel="beta", native_host=False))
+    args = launched.command()
     assert args[0] == str(fake)
     assert f"--user-data-dir={tmp_path / 'cache/bridge/profiles/beta'}" in args
+    # A Google Chrome ignores --load-extension: its extensions go in over the pipe.
+    assert launched.extension_loading() == "cdp"
+    assert "--remote-debugging-pipe" in args and "--enable-unsafe-extension-debugging" in args
+    assert not any(a.startswith(("--load-extension", "--disable-extensions")) for a in args)
 
 
 # -- --load-extension ------------------------------------------------------------------------
@@ -503,15 +512,18 @@ MARKED = """new Promise((resolve) => {
 
 
 @pytest.mark.e2e
+@pytest.mark.parametrize("loading", ["flags", "cdp"])
 async def test_a_person_s_extension_runs_next_to_bridge_s_which_still_works(
-    pages: str, tmp_path: Path
+    pages: str, tmp_path: Path, loading: launcher.ExtensionLoading
 ) -> None:
+    """Both ways of loading, in Chromium: ``cdp`` is how a Google Chrome gets them."""
     options = RuntimeOptions(
         launch=True,
         headless=True,
         isolated=True,
         debug_pipe=True,
         load_extensions=(MARKER,),
+        extension_loading=loading,
         state_dir=tmp_path / "state",
     )
     async with Runtime(options) as runtime:
@@ -530,6 +542,195 @@ async def test_a_person_s_extension_runs_next_to_bridge_s_which_still_works(
                 if t["url"].startswith("chrome-extension://")
             }
         assert {EXTENSION_ID, marker_id} <= workers
+        assert runtime.launched.extension_loading() == loading
+        if loading == "cdp":  # each id as Extensions.loadUnpacked gave it
+            assert runtime.launched.extension_ids == {
+                extension_dir(): EXTENSION_ID,
+                MARKER: marker_id,
+            }
+        else:
+            assert runtime.launched.extension_ids == {}
+
+
+# -- extensions over the DevTools pipe (Google Chrome 137+ ignores --load-extension) --------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/opt/google/chrome/chrome",
+        "/opt/google/chrome-beta/chrome",
+        "/opt/google/chrome-unstable/chrome",
+        "/opt/google/chrome/google-chrome",
+        "/usr/bin/google-chrome",
+        "/usr/bin/google-chrome-stable",
+        "/usr/local/bin/google-chrome-canary",
+        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+        "/Users/ada/Applications/Google Chrome Canary.app/Contents/MacOS/Google Chrome Canary",
+        r"C:\Program Files\Google\Chrome\Application\chrome.exe",
+        r"C:\Users\ada\AppData\Local\Google\Chrome SxS\Application\chrome.exe",
+        r"C:\Program Files (x86)\Google\Chrome Beta\Application\chrome.exe",
+    ],
+)
+def test_google_chrome_is_told_from_its_install_path(path: str) -> None:
+    assert is_google_chrome(path)
+    assert extension_loading_for(path) == "cdp"
+    assert extension_loading_for(path, explicit="flags") == "flags"  # asked for: obeyed
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/snap/bin/chromium",
+        "/usr/bin/chrome",  # a name any build may have: the flags, unless it links into Google's
+        "/Applications/Chromium.app/Contents/MacOS/Chromium",
+        # Chrome for Testing honours --load-extension, whatever its name says.
+        "/Applications/Google Chrome for Testing.app/Contents/MacOS/Google Chrome for Testing",
+        "/home/ada/.cache/puppeteer/chrome/linux-139.0.7258.66/chrome-linux64/chrome",
+        r"C:\Users\ada\.cache\puppeteer\chrome\win64-139\chrome-win64\chrome.exe",
+        r"C:\Users\ada\AppData\Local\Chromium\Application\chrome.exe",
+        "/home/ada/google/chromium/src/out/Default/chrome",  # a Chromium checkout's build
+        "",
+    ],
+)
+def test_chromium_and_chrome_for_testing_keep_the_flags(path: str) -> None:
+    assert not is_google_chrome(path)
+    assert extension_loading_for(path) == "flags"
+    assert extension_loading_for(path, explicit="cdp") == "cdp"
+
+
+def test_a_channel_or_a_link_into_google_s_folder_chooses_the_pipe() -> None:
+    # --channel finds only Google Chrome, whatever the path looks like.
+    assert extension_loading_for("/somewhere/odd/chrome", "stable") == "cdp"
+    # /usr/bin/chrome (bridge's last Linux candidate) may be a link to Google's install.
+    assert extension_loading_for("/usr/bin/chrome", resolved="/opt/google/chrome/chrome") == "cdp"
+    assert extension_loading_for("/usr/bin/chromium", resolved="/usr/lib/chromium/chromium") == (
+        "flags"
+    )
+    with pytest.raises(ValueError, match="flags, cdp"):
+        extension_loading_for("/usr/bin/chromium", explicit="port")  # type: ignore[arg-type]
+
+
+def test_a_symlink_to_google_chrome_is_followed(tmp_path: Path) -> None:
+    # The real path, as the launcher reads it: a link named plainly, into a Google folder.
+    real = tmp_path / "opt" / "google" / "chrome" / "chrome"
+    real.parent.mkdir(parents=True)
+    real.write_text("#!/bin/sh\n")
+    real.chmod(0o755)
+    (tmp_path / "chrome").symlink_to(real)
+    launched = LaunchedBrowser(LaunchOptions(browser_path=str(tmp_path / "chrome")))
+    assert launched.extension_loading() == "cdp"
+    assert launched.executable == str(tmp_path / "chrome")  # started by the name it was given
+
+
+def test_cdp_loading_puts_no_extension_on_the_command_line_and_one_pipe(tmp_path: Path) -> None:
+    mine = _extension(tmp_path / "mine")
+    for debug_pipe in (False, True):
+        launched = LaunchedBrowser(
+            LaunchOptions(
+                profile_dir=tmp_path / "p",
+                native_host=False,
+                extensions=[mine],
+                extension_loading="cdp",
+                debug_pipe=debug_pipe,
+            )
+        )
+        args = launched.command()
+        assert not any(a.startswith(("--load-extension", "--disable-extensions")) for a in args)
+        assert args.count("--remote-debugging-pipe") == 1  # the tests' pipe is the same one
+        assert "--enable-unsafe-extension-debugging" in args
+        assert not any(a.startswith("--remote-debugging-port") for a in args)  # never a port
+
+
+@pytest.mark.e2e
+async def test_a_folder_the_browser_refuses_is_a_typed_error_naming_it(tmp_path: Path) -> None:
+    # It passes bridge's own check (a manifest_version) but not Chromium's (no name).
+    nameless = _extension(tmp_path / "nameless", {"manifest_version": 3, "version": "1"})
+    browser = LaunchedBrowser(
+        LaunchOptions(
+            headless=True,
+            isolated=True,
+            native_host=False,
+            extensions=[nameless],
+            extension_loading="cdp",
+        )
+    )
+    with pytest.raises(ExtensionLoadFailed) as caught:
+        await browser.start()
+    message = str(caught.value)
+    assert str(nameless) in message and "'name'" in message and "manifest.json" in message
+    assert browser.process is None and browser.profile is not None
+    assert not browser.profile.exists()  # stopped, its temporary profile gone
+    assert browser.extension_ids == {extension_dir(): EXTENSION_ID}  # bridge's went in first
+
+
+@pytest.mark.e2e
+async def test_bridge_s_extension_under_another_id_is_refused(tmp_path: Path) -> None:
+    """Without its manifest's key the extension gets another id, which no relay or native
+    host knows: it would start and never link."""
+    copy = tmp_path / "extension"
+    shutil.copytree(extension_dir(), copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    del manifest["key"]
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    browser = LaunchedBrowser(
+        LaunchOptions(
+            headless=True, isolated=True, native_host=False, extension=copy, extension_loading="cdp"
+        )
+    )
+    with pytest.raises(ExtensionLoadFailed, match=rf"not {EXTENSION_ID}.*bridge extension-path"):
+        await browser.start()
+    assert browser.process is None
+
+
+async def test_a_browser_that_exits_ends_the_load_at_once(tmp_path: Path) -> None:
+    """A closed pipe fails the pending load at once (no 30 s wait), with the browser's
+    last words."""
+    fake = tmp_path / "exits"
+    fake.write_text("#!/bin/sh\necho 'no display, giving up' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    browser = LaunchedBrowser(
+        LaunchOptions(
+            browser_path=str(fake), isolated=True, native_host=False, extension_loading="cdp"
+        )
+    )
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(ExtensionLoadFailed, match="exited") as caught:
+        await browser.start()
+    assert loop.time() - started < scaled(10.0)
+    assert "no display, giving up" in str(caught.value)
+    assert browser.process is None
+
+
+async def test_google_chrome_where_the_pipe_cannot_be_passed_is_refused_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows: a Google Chrome would start without bridge's extension, and bridge would
+    wait for a link that never comes. It is refused before anything is made."""
+    fake = tmp_path / "Google" / "Chrome" / "Application" / "chrome"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(launcher, "debug_pipe_supported", lambda: False)
+    browser = LaunchedBrowser(LaunchOptions(browser_path=str(fake), profile_dir=tmp_path / "p"))
+    with pytest.raises(ExtensionLoadingUnavailable) as caught:
+        await browser.start()
+    message = str(caught.value)
+    assert "Google Chrome" in message and "Chromium or Chrome for Testing" in message
+    assert "Load unpacked" in message and "bridge extension-path" in message
+    assert caught.value.code == "extension_loading_unavailable"
+    assert browser.process is None and browser.devtools_pipe is None
+    assert not (tmp_path / "p").exists()
+    # Asked for by name, the same refusal says so; Chromium's flags still need no pipe.
+    explicit = LaunchedBrowser(LaunchOptions(extension_loading="cdp", profile_dir=tmp_path / "q"))
+    with pytest.raises(ExtensionLoadingUnavailable, match="extension_loading='cdp'"):
+        await explicit.start()
+    assert not (tmp_path / "q").exists()
+    flags = LaunchedBrowser(LaunchOptions(headless=True, isolated=True))
+    assert flags.extension_loading() == "flags" and not flags._needs_pipe()
 
 
 # -- the process tree the Windows way (psutil), run here ------------------------------------
