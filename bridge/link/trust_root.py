@@ -25,7 +25,7 @@ from typing import Final
 
 from bridge.errors import BridgeError
 from bridge.link.registry import ENV_RUNTIME_DIR
-from bridge.link.tokens import load_or_create_token
+from bridge.link.tokens import load_or_create_token, read_token
 from bridge.store.state import POSIX_PERMISSIONS, owner_uid
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "SECRET_FILE",
     "Island",
     "TrustUnavailable",
+    "existing_secret",
     "load_secret",
     "private_dir",
     "trust_dir",
@@ -107,6 +108,25 @@ def load_secret(directory: Path | None = None, *, create: bool = True) -> str:
         )
     secret, _ = load_or_create_token(path)
     return secret
+
+
+def existing_secret(directory: Path | None = None) -> str | None:
+    """The secret of ``directory`` (default: ``trust_dir()``) if there is one bridge would
+    adopt, else None; never made, replaced or tightened.
+
+    For commands that only look (``bridge doctor``, ``bridge token``): they prove the secret
+    to the relays' loopback TCP endpoints (``bridge.link.local_ipc``), and must not change
+    what a running relay holds (``load_secret`` would replace a file it would not adopt)."""
+    directory = directory or trust_dir()
+    try:
+        st = os.lstat(directory)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != owner_uid():  # a link, a file, not ours
+        return None
+    if POSIX_PERMISSIONS and st.st_mode & 0o022:
+        return None
+    return read_token(directory / SECRET_FILE)[0]
 
 
 @dataclass
