@@ -21,6 +21,7 @@ import urllib.request
 from pathlib import Path
 
 from bridge.errors import BridgeError
+from bridge.folders import folder_hint
 from bridge.link import local_ipc
 from bridge.link.registry import runtime_dir
 from bridge.link.tokens import load_or_create_token
@@ -56,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--state-dir",
         type=Path,
         help="the state directory the server uses (default: $BRIDGE_STATE_DIR, else "
-        "~/.local/state/bridge)",
+        f"{folder_hint('state')})",
     )
     parser.add_argument(
         "--url",

@@ -2,7 +2,7 @@
 
 Made once (``secrets.token_urlsafe(32)``), kept in ``<trust dir>/secret`` with mode 0600 in a
 directory that must be the person's own, not a symlink, and not writable by anyone else
-(``~/.config/bridge`` unless ``$BRIDGE_TRUST_DIR`` or ``$XDG_CONFIG_HOME`` says otherwise).
+(``$BRIDGE_TRUST_DIR``, else the OS's folder: ``bridge.folders``).
 Relays of this user read it; the native host hands it to the extension (Chrome starts the
 host only for bridge's extension id); ``bridge pair`` hands it over a one-time code.
 
@@ -17,6 +17,7 @@ import contextlib
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Final
 
 from bridge.errors import BridgeError
+from bridge.folders import default_folder
 from bridge.link.registry import ENV_RUNTIME_DIR
 from bridge.link.tokens import load_or_create_token, read_token
 from bridge.store.state import POSIX_PERMISSIONS, owner_uid
@@ -53,14 +55,21 @@ class TrustUnavailable(BridgeError):
     code = "trust_unavailable"
 
 
-def trust_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$BRIDGE_TRUST_DIR``, else ``$XDG_CONFIG_HOME/bridge``, else ``~/.config/bridge``."""
+def trust_dir(
+    env: Mapping[str, str] | None = None,
+    *,
+    platform: str = sys.platform,
+    home: Path | None = None,
+) -> Path:
+    """``$BRIDGE_TRUST_DIR``, else the OS's config folder (``bridge.folders``): on Linux
+    ``$XDG_CONFIG_HOME/bridge``, else ``~/.config/bridge``; on macOS
+    ``~/Library/Application Support/bridge``; on Windows ``%LOCALAPPDATA%\\bridge``. There
+    the secret shares the state directory's folder: both are the person's own, and those
+    systems have no separate place for settings that is any more private."""
     env = os.environ if env is None else env
     if env.get(ENV_TRUST_DIR):
         return Path(env[ENV_TRUST_DIR])
-    xdg = env.get("XDG_CONFIG_HOME")
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".config"
-    return base / "bridge"
+    return default_folder("config", platform=platform, env=env, home=home)
 
 
 def private_dir(path: Path, *, create: bool = True) -> Path:
