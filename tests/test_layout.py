@@ -67,6 +67,7 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
             {
                 "bridge",
                 "bridge.errors",
+                "bridge.folders",
                 "bridge.logs",
                 "bridge.signals",
                 "bridge.tasks",

@@ -39,6 +39,7 @@ import psutil
 
 from bridge.cdp.direct import CdpPipe, DirectCdp
 from bridge.errors import BridgeError, BridgeTimeout, CdpError
+from bridge.folders import default_folder
 from bridge.link import native_install
 from bridge.link.registry import ENV_RUNTIME_DIR
 from bridge.link.relay import Relay
@@ -534,9 +535,19 @@ def extension_loading_for(
     return "cdp" if resolved is not None and is_google_chrome(resolved) else "flags"
 
 
-def default_profile_dir(channel: str | None = None) -> Path:
-    """The launched browser's lasting profile: ``…/bridge/profile``, or with a channel
-    ``…/bridge/profiles/<channel>``.
+def default_profile_dir(
+    channel: str | None = None,
+    *,
+    platform: str = sys.platform,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> Path:
+    """The launched browser's lasting profile, in the OS's cache folder (``bridge.folders``):
+    ``…/bridge/profile``, or with a channel ``…/bridge/profiles/<channel>``; on Linux under
+    ``$XDG_CACHE_HOME`` (``~/.cache``), on macOS under ``~/Library/Caches``. On Windows every
+    profile is in ``%LOCALAPPDATA%\\bridge\\profiles`` (``default``, or the channel): that
+    folder is also the state directory's, and one ``profiles`` folder keeps the browser's
+    hundreds of megabytes apart from bridge's own small files.
 
     One per channel because a profile is not safe across versions: a Canary writes a profile
     stable cannot read back (Chrome refuses a profile "from a newer version"), and each
@@ -545,7 +556,9 @@ def default_profile_dir(channel: str | None = None) -> Path:
     directory: a profile is hundreds of megabytes the browser manages, and the state
     directory stays bridge's own small files.
     """
-    base = Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "bridge"
+    base = default_folder("cache", platform=platform, env=env, home=home)
+    if platform == "win32":
+        return base / "profiles" / (channel or "default")  # "default" is no channel's name
     return base / "profile" if channel is None else base / "profiles" / channel
 
 

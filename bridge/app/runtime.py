@@ -27,6 +27,7 @@ from bridge.app.launcher import (
 )
 from bridge.cdp.browser import Browser
 from bridge.cdp.endpoint import CdpEndpoint
+from bridge.folders import folder_hint
 from bridge.link.extension_link import ExtensionLink
 from bridge.link.relay import Relay
 from bridge.link.tokens import load_or_create_token
@@ -154,7 +155,7 @@ def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True
         "--state-dir",
         type=Path,
         help="sessions, history, tokens, pack overrides (default: $BRIDGE_STATE_DIR, else "
-        "~/.local/state/bridge; a working directory's .local/bridge only when named here)",
+        f"{folder_hint('state')}; a working directory's .local/bridge only when named here)",
     )
     s.add_argument("--session-key", help="conversation key (default: the working directory name)")
 

@@ -34,9 +34,16 @@ from bridge.app.launcher import find_browser
 from bridge.app.runtime import Runtime, options_from_args
 from bridge.errors import BridgeError
 from bridge.link import native_install
+from bridge.link.local_ipc import endpoint_files, probe
 from bridge.link.registry import runtime_dir
 from bridge.link.tokens import token_file_problem
-from bridge.link.trust_root import SECRET_FILE, TrustUnavailable, private_dir, trust_dir
+from bridge.link.trust_root import (
+    SECRET_FILE,
+    TrustUnavailable,
+    existing_secret,
+    private_dir,
+    trust_dir,
+)
 from bridge.logs import log_file_from
 from bridge.providers.ask_script import provider_page
 from bridge.providers.pack import PackError, load_pack, override_path
@@ -133,42 +140,64 @@ def check_ports() -> Check:
     return Check("relay ports", free > 0, detail, fix if not free else "")
 
 
-def check_runtime_dir() -> Check:
+async def check_runtime_dir() -> Check:
+    """The relays and native hosts registered in the runtime directory that still answer.
+
+    Each endpoint is probed as the registry connects (``bridge.link.local_ipc.probe``): a
+    Unix socket by connecting, a loopback TCP one (``.port``: Windows, or
+    ``BRIDGE_LOCAL_IPC=tcp``) by proving the person's secret, which is read, never made.
+    A stale endpoint (its owner died, or another process took its port) is removed, as the
+    registry removes one it finds, and counted; one that could not be told is only counted."""
     try:
         path = runtime_dir()
     except OSError as exc:
         return Check("runtime directory", False, str(exc), "set BRIDGE_RUNTIME_DIR")
-    if _UNIX_SOCKETS is None:
-        # Windows' Python has no AF_UNIX: the registry there is not sockets in this directory.
-        return Check(
-            "runtime directory", None, f"{path}: registered relays not checked on {os.name}"
-        )
-    relays = sorted(p.stem for p in (path / "relays").glob("*.sock") if _answers(p))
-    hosts = sum(_answers(p) for p in (path / "hosts").glob("*.sock"))
+    endpoints = [(room, p) for room in ("relays", "hosts") for p in endpoint_files(path / room)]
+    secret = existing_secret() if any(p.suffix == ".port" for _, p in endpoints) else None
+    verdicts = await asyncio.gather(
+        *(probe(p, secret=secret, timeout=_PROBE_S) for _, p in endpoints)
+    )
+    relays: list[str] = []
+    hosts = stale = 0
+    unknown: list[str] = []
+    for (room, p), (verdict, why) in zip(endpoints, verdicts, strict=True):
+        if verdict == "live":
+            if room == "relays":
+                relays.append(p.stem)
+            else:
+                hosts += 1
+        elif verdict == "stale":
+            stale += 1
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()  # what the registry does with it (registry.connect_or_clean)
+        else:
+            unknown.append(f"{room}/{p.name} ({why})")
+    mode = "" if os.name == "nt" else " (0700)"  # Windows: the profile's ACL guards it
+    detail = (
+        f"{path}{mode}: {len(relays)} relay(s) registered"
+        + (f" on {', '.join(sorted(relays))}" if relays else "")
+        + f", {hosts} native host(s) running"
+    )
+    if stale:
+        detail += f"; removed {stale} stale endpoint file(s) (their owners had ended)"
+    if not unknown:
+        return Check("runtime directory", True, detail)
+    fix = (
+        "run bridge doctor as the person whose bridge made them, with the same "
+        "BRIDGE_TRUST_DIR (TCP endpoints are checked by proving that secret)"
+        if secret is None
+        else "run bridge doctor again; if they stay, stop the bridge that owns them"
+    )
     return Check(
         "runtime directory",
-        True,
-        f"{path} (0700): {len(relays)} relay(s) registered"
-        + (f" on {', '.join(relays)}" if relays else "")
-        + f", {hosts} native host(s) running",
+        None,
+        f"{detail}; not checked: {', '.join(unknown)}",
+        fix,
     )
 
 
-#: ``socket.AF_UNIX``, or None where Python has none (Windows).
-_UNIX_SOCKETS: int | None = getattr(socket, "AF_UNIX", None)
-
-
-def _answers(path: Path) -> bool:
-    """Does anything listen on this registered socket? (A crashed owner leaves its file.)"""
-    if _UNIX_SOCKETS is None:
-        return False
-    with socket.socket(_UNIX_SOCKETS) as s:
-        s.settimeout(1.0)
-        try:
-            s.connect(str(path))
-        except OSError:
-            return False
-    return True
+#: Seconds an endpoint has to answer a probe (a live one answers at once).
+_PROBE_S = 2.0
 
 
 def check_tokens(state_dir: Path) -> list[Check]:
@@ -369,7 +398,7 @@ async def run_checks(args: argparse.Namespace) -> list[Check]:
     checks = [
         check_browser(args.browser_path, getattr(args, "channel", None)),
         check_ports(),
-        check_runtime_dir(),
+        await check_runtime_dir(),
     ]
     state_dir = args.state_dir or default_state_dir()
     checks += check_tokens(state_dir)

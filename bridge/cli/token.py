@@ -13,6 +13,7 @@ bridge would not adopt is replaced, never printed.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import shlex
 import sys
 import urllib.error
@@ -20,8 +21,11 @@ import urllib.request
 from pathlib import Path
 
 from bridge.errors import BridgeError
-from bridge.link.registry import runtime_dir, supported
+from bridge.folders import folder_hint
+from bridge.link import local_ipc
+from bridge.link.registry import runtime_dir
 from bridge.link.tokens import load_or_create_token
+from bridge.link.trust_root import existing_secret
 from bridge.store.state import default_state_dir
 
 __all__ = ["TOKEN_FILES", "add_arguments", "cdp_ws_url", "run", "show_command"]
@@ -53,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--state-dir",
         type=Path,
         help="the state directory the server uses (default: $BRIDGE_STATE_DIR, else "
-        "~/.local/state/bridge)",
+        f"{folder_hint('state')})",
     )
     parser.add_argument(
         "--url",
@@ -97,16 +101,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serving_port(token: str) -> int | None:
-    """The port of a running relay whose DevTools endpoint takes ``token``: relays register
-    in the runtime directory (bridge.link.registry); each is asked ``/json/version`` with
-    the token in the header, the first to answer is the one."""
-    if not supported():
-        return None
+    """The port of a running relay whose DevTools endpoint takes ``token``.
+
+    Relays register in the runtime directory (bridge.link.registry) as ``<port>.sock`` or,
+    the Windows way, ``<port>.port`` (bridge.link.local_ipc). Only a relay whose endpoint
+    answers is asked ``/json/version`` with the token in the header: a dead relay's port may
+    be anyone's now, and the token must not go to them (a ``.port`` endpoint answers only by
+    proving the person's secret, read here, never made). The first to take it is the one."""
     try:
-        relays = runtime_dir() / "relays"
-        ports = sorted(int(p.stem) for p in relays.glob("*.sock") if p.stem.isdigit())
+        endpoints = [
+            p for p in local_ipc.endpoint_files(runtime_dir() / "relays") if p.stem.isdigit()
+        ]
     except OSError:
         return None
+    secret = existing_secret() if any(p.suffix == ".port" for p in endpoints) else None
+
+    async def probe_all() -> list[tuple[local_ipc.Probe, str]]:
+        return await asyncio.gather(
+            *(local_ipc.probe(p, secret=secret, timeout=_PROBE_S) for p in endpoints)
+        )
+
+    verdicts = asyncio.run(probe_all())
+    ports = sorted(
+        int(p.stem) for p, (v, _) in zip(endpoints, verdicts, strict=True) if v == "live"
+    )
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only
     for port in ports:
         request = urllib.request.Request(

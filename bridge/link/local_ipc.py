@@ -57,9 +57,11 @@ __all__ = [
     "LocalIpcUnavailable",
     "LocalServer",
     "PeerNotTrusted",
+    "Probe",
     "connect",
     "default_kind",
     "endpoint_files",
+    "probe",
     "serve",
 ]
 
@@ -77,6 +79,10 @@ _MAC_BYTES: Final = hashlib.sha256().digest_size
 _CONTEXT: Final = b"bridge local ipc 1|"
 #: The StreamReader limit (only readline-style calls use it; frames are read in chunks).
 READ_LIMIT: Final = 256 * 1024
+
+#: What ``probe`` learnt of an endpoint: its owner answers (``live``); its owner is dead and
+#: the file may go (``stale``); or it could not tell (``unknown``: keep the file).
+Probe = Literal["live", "stale", "unknown"]
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -268,3 +274,40 @@ async def _connect_tcp(
         writer.close()
         raise
     return reader, writer
+
+
+async def probe(
+    path: Path, *, secret: str | None = None, timeout: float | None = None
+) -> tuple[Probe, str]:
+    """Is the endpoint ``path`` served by its owner? Connects as ``connect`` does (proving
+    ``secret`` to a ``tcp`` one, and checking its proof), then hangs up; sends nothing else.
+
+    For callers that only look (``bridge doctor``, ``bridge token``): a file says an endpoint
+    was served, not that it still is (a crashed owner leaves it), and for a ``.port`` file
+    only the proof tells our own listener from a process that took the dead one's port.
+    Returns the verdict and why:
+
+    - ``live``: the owner accepted (and, over TCP, proved the secret);
+    - ``stale``: the file is gone, names no port, nobody listens, or the listener did not
+      prove the secret: the owner is dead, and the file may be removed, which is what the
+      registry does with such a file (``bridge.link.registry.connect_or_clean``);
+    - ``unknown``: no secret to prove to a ``.port`` endpoint, a timeout, another error
+      (a Unix socket on Windows): keep the file, it may be live."""
+    if path.suffix == SUFFIXES["tcp"] and not secret:
+        return "unknown", "a loopback TCP endpoint, and no secret to prove to it"
+    try:
+        _, writer = await connect(path, secret=secret, timeout=timeout)
+    except (FileNotFoundError, ConnectionRefusedError):
+        return "stale", "nobody serves it (its owner ended without removing it)"
+    except PeerNotTrusted as exc:
+        return "stale", str(exc)
+    except LocalIpcUnavailable as exc:
+        return "unknown", str(exc)
+    except TimeoutError:
+        return "unknown", "no answer in time"
+    except OSError as exc:
+        return "unknown", str(exc.strerror or exc)
+    writer.close()
+    with contextlib.suppress(ConnectionError, OSError):
+        await writer.wait_closed()
+    return "live", "its owner answered" + (" and proved the secret" if secret else "")

@@ -2,7 +2,7 @@
 
 Made once (``secrets.token_urlsafe(32)``), kept in ``<trust dir>/secret`` with mode 0600 in a
 directory that must be the person's own, not a symlink, and not writable by anyone else
-(``~/.config/bridge`` unless ``$BRIDGE_TRUST_DIR`` or ``$XDG_CONFIG_HOME`` says otherwise).
+(``$BRIDGE_TRUST_DIR``, else the OS's folder: ``bridge.folders``).
 Relays of this user read it; the native host hands it to the extension (Chrome starts the
 host only for bridge's extension id); ``bridge pair`` hands it over a one-time code.
 
@@ -17,6 +17,7 @@ import contextlib
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,8 +25,9 @@ from pathlib import Path
 from typing import Final
 
 from bridge.errors import BridgeError
+from bridge.folders import default_folder
 from bridge.link.registry import ENV_RUNTIME_DIR
-from bridge.link.tokens import load_or_create_token
+from bridge.link.tokens import load_or_create_token, read_token
 from bridge.store.state import POSIX_PERMISSIONS, owner_uid
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "SECRET_FILE",
     "Island",
     "TrustUnavailable",
+    "existing_secret",
     "load_secret",
     "private_dir",
     "trust_dir",
@@ -52,14 +55,21 @@ class TrustUnavailable(BridgeError):
     code = "trust_unavailable"
 
 
-def trust_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$BRIDGE_TRUST_DIR``, else ``$XDG_CONFIG_HOME/bridge``, else ``~/.config/bridge``."""
+def trust_dir(
+    env: Mapping[str, str] | None = None,
+    *,
+    platform: str = sys.platform,
+    home: Path | None = None,
+) -> Path:
+    """``$BRIDGE_TRUST_DIR``, else the OS's config folder (``bridge.folders``): on Linux
+    ``$XDG_CONFIG_HOME/bridge``, else ``~/.config/bridge``; on macOS
+    ``~/Library/Application Support/bridge``; on Windows ``%LOCALAPPDATA%\\bridge``. There
+    the secret shares the state directory's folder: both are the person's own, and those
+    systems have no separate place for settings that is any more private."""
     env = os.environ if env is None else env
     if env.get(ENV_TRUST_DIR):
         return Path(env[ENV_TRUST_DIR])
-    xdg = env.get("XDG_CONFIG_HOME")
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".config"
-    return base / "bridge"
+    return default_folder("config", platform=platform, env=env, home=home)
 
 
 def private_dir(path: Path, *, create: bool = True) -> Path:
@@ -107,6 +117,25 @@ def load_secret(directory: Path | None = None, *, create: bool = True) -> str:
         )
     secret, _ = load_or_create_token(path)
     return secret
+
+
+def existing_secret(directory: Path | None = None) -> str | None:
+    """The secret of ``directory`` (default: ``trust_dir()``) if there is one bridge would
+    adopt, else None; never made, replaced or tightened.
+
+    For commands that only look (``bridge doctor``, ``bridge token``): they prove the secret
+    to the relays' loopback TCP endpoints (``bridge.link.local_ipc``), and must not change
+    what a running relay holds (``load_secret`` would replace a file it would not adopt)."""
+    directory = directory or trust_dir()
+    try:
+        st = os.lstat(directory)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != owner_uid():  # a link, a file, not ours
+        return None
+    if POSIX_PERMISSIONS and st.st_mode & 0o022:
+        return None
+    return read_token(directory / SECRET_FILE)[0]
 
 
 @dataclass

@@ -33,6 +33,7 @@ from pathlib import Path, PurePath
 from typing import Literal
 
 from bridge.errors import PathNotAllowed
+from bridge.folders import default_folder
 
 __all__ = ["FilePolicy", "Refusal", "Root", "judge", "protected_locations", "resolve"]
 
@@ -177,6 +178,9 @@ def protected_locations(
     places = [home / p for p in HOME_PROTECTED]
     places += [config / p for p in CONFIG_PROTECTED]
     places += [cache / "bridge", state / "bridge", home / ".config" / "bridge"]
+    # This OS's own defaults (bridge.folders): the same as above on Linux; macOS' Library
+    # folders, Windows' %LOCALAPPDATA%\bridge.
+    places += [default_folder(p, env=env, home=home) for p in ("state", "config", "cache")]
     places += [Path(p) for p in SYSTEM_PROTECTED]
     runtime = Path(env["XDG_RUNTIME_DIR"]) / "bridge" if env.get("XDG_RUNTIME_DIR") else None
     temp = Path(tempfile.gettempdir())

@@ -37,13 +37,14 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from bridge.errors import StateDirUnsafe
+from bridge.folders import default_folder, folder_hint
 from bridge.store import locks
 
 __all__ = [
@@ -59,9 +60,17 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def default_state_dir() -> Path:
+def default_state_dir(
+    *,
+    platform: str = sys.platform,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> Path:
     """The state directory when no ``--state-dir`` was given: ``$BRIDGE_STATE_DIR``, else the
-    per-user ``$XDG_STATE_HOME/bridge`` (``~/.local/state/bridge``).
+    per-user folder of the OS (``bridge.folders``): ``$XDG_STATE_HOME/bridge``
+    (``~/.local/state/bridge``) on Linux, ``~/Library/Application Support/bridge`` on macOS,
+    ``%LOCALAPPDATA%\\bridge`` on Windows. ``platform``, ``env`` and ``home`` (defaults: this
+    process's) let each system's answer be checked on any one.
 
     The per-user default is what an installed command needs: an MCP client may start it in
     any directory (Claude Desktop in ``/``), and the HTTP token must be found at one place.
@@ -72,13 +81,12 @@ def default_state_dir() -> Path:
     anyone's content, and a state directory holds what bridge trusts (tokens, provider pack
     overrides that say where asks and files go). Where one exists, bridge says once that it
     is ignored and how to choose it (``--state-dir .local/bridge``)."""
-    env = os.environ.get("BRIDGE_STATE_DIR")
-    if env:
-        chosen = Path(env)
+    env = os.environ if env is None else env
+    named = env.get("BRIDGE_STATE_DIR")
+    if named:
+        chosen = Path(named)
     else:
-        xdg = os.environ.get("XDG_STATE_HOME")
-        base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "state"
-        chosen = base / "bridge"
+        chosen = default_folder("state", platform=platform, env=env, home=home)
     _note_local_state_ignored(chosen)
     return chosen
 
@@ -113,7 +121,7 @@ def _note_local_state_ignored(chosen: Path) -> None:
 _LOOSE_DIR_BITS = 0o022
 _CHOOSE_ANOTHER = (
     "Choose a directory of your own with --state-dir DIR (or $BRIDGE_STATE_DIR); the default "
-    "is ~/.local/state/bridge"
+    f"is {folder_hint('state')}"
 )
 
 

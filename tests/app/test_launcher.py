@@ -427,6 +427,31 @@ def test_each_channel_has_a_profile_of_its_own(monkeypatch: pytest.MonkeyPatch) 
     }
 
 
+@pytest.mark.parametrize("env", [{}, {"XDG_CACHE_HOME": "/k"}, {"XDG_CACHE_HOME": "rel"}])
+def test_linux_profiles_are_where_they_always_were(env: dict[str, str]) -> None:
+    home = Path("/home/ada")
+    before = Path(env.get("XDG_CACHE_HOME") or str(home / ".cache")) / "bridge"  # the old code
+    for channel in (None, *CHANNELS):
+        expected = before / "profile" if channel is None else before / "profiles" / channel
+        assert default_profile_dir(channel, platform="linux", env=env, home=home) == expected
+
+
+def test_profiles_per_os() -> None:
+    home = Path("/Users/ada")
+    caches = home / "Library" / "Caches" / "bridge"
+    assert default_profile_dir(platform="darwin", env={}, home=home) == caches / "profile"
+    assert default_profile_dir("beta", platform="darwin", env={}, home=home) == (
+        caches / "profiles" / "beta"
+    )
+    local = {"LOCALAPPDATA": r"C:\Users\ada\AppData\Local"}
+    profiles = Path(local["LOCALAPPDATA"]) / "bridge" / "profiles"
+    assert default_profile_dir(platform="win32", env=local, home=home) == profiles / "default"
+    assert {default_profile_dir(c, platform="win32", env=local, home=home) for c in CHANNELS} == {
+        profiles / c for c in CHANNELS
+    }
+    assert "default" not in CHANNELS  # the default profile is no channel's
+
+
 def test_a_channel_launch_uses_its_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = tmp_path / "bin" / "google-chrome-beta"
     fake.parent.mkdir()

@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import socket
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,10 @@ from bridge.cli import doctor
 from bridge.cli.doctor import Check
 from bridge.fakes import Behaviour, FakeSites
 from bridge.link import native_install
+from bridge.link.local_ipc import ENV_LOCAL_IPC
 from bridge.link.registry import ENV_RUNTIME_DIR
+from bridge.link.relay import Relay
+from bridge.link.trust_root import ENV_TRUST_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -181,26 +187,75 @@ async def test_a_logged_out_site_fails_its_page_check_with_the_remedy(
     assert not fake_sites.chatgpt.records  # no tiny ask went to a logged-out site
 
 
-def test_only_live_registrations_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
-    import shutil
-    import tempfile
-
+@pytest.fixture
+def fresh_runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A runtime directory of this test's own (short: Unix socket paths are limited)."""
     root = Path(tempfile.mkdtemp(prefix="bridge-rt-"))
+    monkeypatch.setenv(ENV_RUNTIME_DIR, str(root))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+async def test_nothing_served_is_zero_relays_and_passes(fresh_runtime: Path) -> None:
+    found = await doctor.check_runtime_dir()
+    assert found == Check(
+        "runtime directory",
+        True,
+        f"{fresh_runtime} (0700): 0 relay(s) registered, 0 native host(s) running",
+    )
+
+
+async def test_only_live_registrations_are_counted(fresh_runtime: Path) -> None:
+    await doctor.check_runtime_dir()  # makes relays/ and hosts/
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(str(fresh_runtime / "hosts" / "1.sock"))
+    stale.close()  # a crashed host's file: nothing listens
+    live = socket.socket(socket.AF_UNIX)
+    live.bind(str(fresh_runtime / "relays" / "19222.sock"))
+    live.listen()
     try:
-        monkeypatch.setenv(ENV_RUNTIME_DIR, str(root))
-        doctor.check_runtime_dir()  # makes relays/ and hosts/
-        stale = socket.socket(socket.AF_UNIX)
-        stale.bind(str(root / "hosts" / "1.sock"))
-        stale.close()  # a crashed host's file: nothing listens
-        live = socket.socket(socket.AF_UNIX)
-        live.bind(str(root / "relays" / "19222.sock"))
-        live.listen()
-        try:
-            found = doctor.check_runtime_dir()
-        finally:
-            live.close()
-        assert found.ok is True
-        assert "1 relay(s) registered on 19222" in found.detail
-        assert "0 native host(s) running" in found.detail
+        found = await doctor.check_runtime_dir()
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        live.close()
+    assert found.ok is True
+    assert "1 relay(s) registered on 19222" in found.detail
+    assert "0 native host(s) running" in found.detail
+    assert "removed 1 stale endpoint file(s)" in found.detail
+    assert not (fresh_runtime / "hosts" / "1.sock").exists()
+
+
+@pytest.mark.parametrize("kind", ["unix", "tcp"])
+async def test_a_running_relay_is_found_whichever_way_it_registers(
+    fresh_runtime: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """``tcp`` is how every relay registers on Windows: found by proving the secret."""
+    monkeypatch.setenv(ENV_LOCAL_IPC, kind)
+    async with Relay(port=_free_port()) as relay:
+        suffix = {"unix": ".sock", "tcp": ".port"}[kind]
+        assert [p.name for p in (fresh_runtime / "relays").iterdir()] == [f"{relay.port}{suffix}"]
+        found = await doctor.check_runtime_dir()
+    assert found.ok is True, found
+    assert f"1 relay(s) registered on {relay.port}" in found.detail
+    assert "stale" not in found.detail
+
+
+async def test_a_stale_port_file_is_reported_and_removed(fresh_runtime: Path) -> None:
+    await doctor.check_runtime_dir()
+    dead = fresh_runtime / "relays" / f"{_free_port()}.port"
+    dead.write_text(f"{_free_port()}\n")  # a relay that died: nothing listens on its port
+    found = await doctor.check_runtime_dir()
+    assert found.ok is True and "0 relay(s) registered" in found.detail
+    assert "removed 1 stale endpoint file(s)" in found.detail
+    assert not dead.exists()
+
+
+async def test_a_port_file_without_the_secret_is_shown_not_removed(
+    fresh_runtime: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    await doctor.check_runtime_dir()
+    kept = fresh_runtime / "relays" / "19222.port"
+    kept.write_text(f"{_free_port()}\n")
+    monkeypatch.setenv(ENV_TRUST_DIR, str(tmp_path / "no-secret-here"))
+    found = await doctor.check_runtime_dir()
+    assert found.ok is None and "not checked: relays/19222.port" in found.detail
+    assert "BRIDGE_TRUST_DIR" in found.fix and kept.exists()

@@ -13,6 +13,8 @@ import pytest
 from bridge.cdp.browser import Browser
 from bridge.cdp.endpoint import CdpEndpoint
 from bridge.cli.token import show_command
+from bridge.link.local_ipc import ENV_LOCAL_IPC
+from bridge.link.registry import runtime_dir
 from bridge.link.relay import Relay
 from bridge.link.tokens import load_or_create_token
 from bridge.waiting import scaled
@@ -63,9 +65,12 @@ async def test_a_planted_token_is_never_printed(tmp_path: Path) -> None:
     assert out == path.read_text() and "replaced by a new token" in err
 
 
+@pytest.mark.parametrize("kind", ["unix", "tcp"])
 async def test_url_finds_the_running_devtools_endpoint_that_takes_the_token(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
+    """``tcp``: relays registered the Windows way (``.port``, found by proving the secret)."""
+    monkeypatch.setenv(ENV_LOCAL_IPC, kind)
     token, _ = load_or_create_token(tmp_path / "cdp-token")
     # Relays register in this test run's runtime directory (tests/conftest.py); one without
     # the DevTools endpoint and one with another token are passed over.
@@ -85,6 +90,34 @@ async def test_url_finds_the_running_devtools_endpoint_that_takes_the_token(
         assert named == (0, f"ws://127.0.0.1:1234/cdp?token={token}\n", "")
     status, out, err = await _bridge("token", "cdp", "--url", "--state-dir", str(tmp_path))
     assert (status, out) == (1, "") and "--relay-port N" in err and token not in err
+
+
+async def test_the_token_never_goes_to_the_port_of_a_relay_that_ended(tmp_path: Path) -> None:
+    """A dead relay's endpoint file names its old port; whoever listens there now must not
+    be sent the token, whichever kind of endpoint the file is."""
+    token, _ = load_or_create_token(tmp_path / "cdp-token")
+    heard: list[bytes] = []
+
+    async def listener(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        heard.append(await reader.read(4096))
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}")
+        await writer.drain()
+        writer.close()
+
+    squatter = await asyncio.start_server(listener, "127.0.0.1", 0)
+    port = squatter.sockets[0].getsockname()[1]
+    relays = runtime_dir() / "relays"
+    stale = [relays / f"{port}.port", relays / f"{port}.sock"]
+    stale[0].write_text(f"{port}\n")  # the squatter answers the proof with an HTTP reply
+    stale[1].touch()  # a Unix socket's file nobody listens on
+    try:
+        status, out, _ = await _bridge("token", "cdp", "--url", "--state-dir", str(tmp_path))
+    finally:
+        squatter.close()
+        for path in stale:
+            path.unlink(missing_ok=True)
+    assert (status, out) == (1, "")
+    assert not any(token.encode() in data for data in heard)
 
 
 @pytest.mark.parametrize(

@@ -252,6 +252,31 @@ async def test_a_stale_port_file_is_cleaned_and_a_tcp_endpoint_needs_the_secret(
         await local_ipc.serve(runtime / "hosts" / "5", Echo(), kind="tcp", secret=None)
 
 
+async def test_a_probe_tells_live_stale_and_unknown_endpoints_apart(
+    tcp_endpoint: tuple[local_ipc.LocalServer, Echo], runtime: Path
+) -> None:
+    """What ``bridge doctor`` and ``bridge token`` see: a proving connect, nothing sent after."""
+    real, echo = tcp_endpoint
+    assert (await local_ipc.probe(real.path, secret=SECRET))[0] == "live"
+    assert echo.admitted == 1  # admitted, then hung up on: the handler read an empty line
+    wrong, why = await local_ipc.probe(real.path, secret="another secret")
+    assert wrong == "stale" and "closed the connection during the proof" in why
+    assert (await local_ipc.probe(real.path))[0] == "unknown"  # no secret: cannot tell
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    dead = runtime / "relays" / "2.port"
+    dead.write_text(f"{port}\n")
+    assert (await local_ipc.probe(dead, secret=SECRET))[0] == "stale"
+    assert (await local_ipc.probe(runtime / "relays" / "3.sock"))[0] == "stale"  # no file
+    unix = await local_ipc.serve(runtime / "relays" / "4", Echo(), kind="unix")
+    try:
+        assert await local_ipc.probe(unix.path) == ("live", "its owner answered")
+    finally:
+        await unix.close()
+    assert dead.exists()  # probing removes nothing: the caller decides
+
+
 # -- a real relay and a real native host, meeting the Windows way -----------------------------
 
 

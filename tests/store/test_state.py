@@ -129,6 +129,48 @@ def test_default_state_dir_order(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     assert default_state_dir() == tmp_path / "env"
 
 
+def _state_dir_before_issue_26(env: dict[str, str], home: Path) -> Path:
+    """default_state_dir as it was on every OS (XDG), for Linux's answer to be held to it."""
+    if env.get("BRIDGE_STATE_DIR"):
+        return Path(env["BRIDGE_STATE_DIR"])
+    xdg = env.get("XDG_STATE_HOME")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".local" / "state"
+    return base / "bridge"
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"XDG_STATE_HOME": "/xdg/state"},
+        {"XDG_STATE_HOME": "relative"},
+        {"XDG_STATE_HOME": ""},
+        {"BRIDGE_STATE_DIR": "/named", "XDG_STATE_HOME": "/xdg/state"},
+        {"LOCALAPPDATA": "/local"},  # Windows' variable: nothing to Linux
+    ],
+)
+def test_linux_state_dir_is_what_it_always_was(env: dict[str, str]) -> None:
+    from bridge.store.state import default_state_dir
+
+    home = Path("/home/ada")
+    found = default_state_dir(platform="linux", env=env, home=home)
+    assert found == _state_dir_before_issue_26(env, home)
+
+
+def test_the_state_dir_per_os_and_bridge_state_dir_first() -> None:
+    from bridge.store.state import default_state_dir
+
+    home = Path("/Users/ada")
+    mac = default_state_dir(platform="darwin", env={"XDG_STATE_HOME": "/x"}, home=home)
+    assert mac == home / "Library" / "Application Support" / "bridge"
+    local = r"C:\Users\ada\AppData\Local"
+    windows = default_state_dir(platform="win32", env={"LOCALAPPDATA": local}, home=home)
+    assert windows == Path(local) / "bridge"  # local, never %APPDATA% (roaming)
+    named = {"BRIDGE_STATE_DIR": "/named", "LOCALAPPDATA": local}
+    for platform in ("linux", "darwin", "win32"):
+        assert default_state_dir(platform=platform, env=named, home=home) == Path("/named")
+
+
 def test_an_ignored_local_state_directory_is_said_once_with_how_to_choose_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
