@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 
 from bridge.app.facade import Bridge
+from bridge.app.tab_snapshot import TARGET_HELP
 from bridge.fakes import Behaviour, FakeSites
 from bridge.mcp.server import INSTRUCTIONS, build_server
 
@@ -155,7 +156,8 @@ async def test_page_dom_pierces_shadow_roots(bridge: Bridge, fakes: FakeSites) -
 async def test_unknown_target_is_a_clear_error(bridge: Bridge) -> None:
     async with _client(bridge) as client:
         result = await client.call_tool("get_page_dom", {"target": "bing"})
-    assert result.is_error and "'chatgpt', 'gemini' or a tab id" in result.content[0].text  # type: ignore[union-attr]
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.is_error and f"unknown target 'bing': use {TARGET_HELP}" in text
 
 
 async def test_diagnosis_tools_answer_while_an_ask_runs(bridge: Bridge, fakes: FakeSites) -> None:
