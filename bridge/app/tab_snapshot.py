@@ -46,6 +46,9 @@ async def resolve_target(bridge: Bridge, target: str) -> CdpSession:
 
 @dataclass(frozen=True)
 class TabSnapshot:
+    """A tab as ``take_cdp_snapshot`` and ``bridge snapshot`` show it: its URL, its
+    accessibility outline, and a screenshot in the format asked for."""
+
     url: str
     outline: str
     image: bytes
