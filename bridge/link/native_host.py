@@ -34,7 +34,9 @@ import asyncio
 import contextlib
 import logging
 import os
+import queue
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -49,7 +51,13 @@ from bridge.tasks import TaskSet
 from bridge.waiting import scaled
 from bridge.wire.native_framing import FROM_BROWSER_LIMIT, FrameDecoder, FrameError, encode
 
-__all__ = ["HOST_PROTOCOL", "NativeHost", "main"]
+__all__ = ["ENV_PIPES", "HOST_PROTOCOL", "NativeHost", "main", "pipe_mode"]
+
+#: How the host reads and writes Chrome's pipes: ``loop`` (the event loop's pipe transports,
+#: POSIX) or ``threads`` (a reader and a writer thread, Windows). Unset: by the system; a test
+#: sets ``threads`` to run the Windows way here.
+ENV_PIPES: Final = "BRIDGE_NATIVE_PIPES"
+PIPE_MODES: Final = ("loop", "threads")
 
 log = logging.getLogger("bridge.link.native_host")
 
@@ -241,20 +249,92 @@ class NativeHost:
             await stream.close()
 
 
-async def serve(stdin_fd: int, stdout_fd: int, directory: Path, secret: str, island: bool) -> None:
+def pipe_mode(environ: dict[str, str] | None = None, platform: str = sys.platform) -> str:
+    """``loop`` or ``threads`` (see ENV_PIPES); ValueError naming the valid values."""
+    given = (os.environ if environ is None else environ).get(ENV_PIPES, "").strip().lower()
+    if not given:
+        return "threads" if platform == "win32" else "loop"
+    if given not in PIPE_MODES:
+        raise ValueError(f"${ENV_PIPES}={given!r}: use one of {', '.join(PIPE_MODES)}")
+    return given
+
+
+class _ThreadedPipes:
+    """Chrome's stdin read, and its stdout written, on threads of their own. Windows needs
+    it: the proactor event loop does only overlapped I/O, and the anonymous pipes Chrome
+    gives a native host are not opened for it, so ``connect_read_pipe`` cannot read them.
+    Frames go out in order through one writer thread; reading ends the stream at EOF."""
+
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader, fds: tuple[int, int]
+    ) -> None:
+        self._loop, self._reader = loop, reader
+        self._stdin_fd, self._stdout_fd = fds
+        self._out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write_all, name="host-stdout", daemon=True)
+        self._writer.start()
+        # Daemon: a read blocked on a pipe Chrome keeps open must not keep the host alive.
+        threading.Thread(target=self._read_all, name="host-stdin", daemon=True).start()
+
+    def _to_loop(self, callback: Callable[..., object], *args: object) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is reading
+            self._loop.call_soon_threadsafe(callback, *args)
+
+    def _read_all(self) -> None:
+        try:
+            while data := os.read(self._stdin_fd, 256 * 1024):
+                self._to_loop(self._reader.feed_data, data)
+        except OSError as exc:  # a broken pipe ends the stream like EOF
+            log.debug("stdin ended with %r", exc)
+        finally:
+            self._to_loop(self._reader.feed_eof)
+
+    def write(self, data: bytes) -> None:
+        self._out.put(data)
+
+    def _write_all(self) -> None:
+        while (data := self._out.get()) is not None:
+            view = memoryview(data)
+            try:
+                while view:
+                    view = view[os.write(self._stdout_fd, view) :]
+            except OSError as exc:  # Chrome closed the port: stdin ends as well
+                log.debug("stdout ended with %r", exc)
+                return
+
+    def close(self) -> None:
+        """Let what was written go out (bounded: a Chrome that stopped reading must not
+        hold the host), then stop the writer."""
+        self._out.put(None)
+        self._writer.join(timeout=scaled(5.0))
+
+
+async def serve(
+    stdin_fd: int,
+    stdout_fd: int,
+    directory: Path,
+    secret: str,
+    island: bool,
+    pipes: str = "loop",
+) -> None:
     """Hand over the secret, then run until stdin ends (Chrome closed the port, or quit)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=FROM_BROWSER_LIMIT)
-    await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(stdin_fd, "rb", buffering=0)
-    )
-    transport, _ = await loop.connect_write_pipe(
-        asyncio.Protocol, os.fdopen(stdout_fd, "wb", buffering=0)
-    )
-    transport.write(
-        encode({"type": "trust", "secret": secret, "island": island, "host": HOST_PROTOCOL})
-    )
-    host = NativeHost(directory, transport.write, secret=secret)
+    write: Callable[[bytes], None]
+    close: Callable[[], None]
+    if pipes == "threads":
+        threaded = _ThreadedPipes(loop, reader, (stdin_fd, stdout_fd))
+        write, close = threaded.write, threaded.close
+    else:
+        await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(stdin_fd, "rb", buffering=0)
+        )
+        transport, _ = await loop.connect_write_pipe(
+            asyncio.Protocol, os.fdopen(stdout_fd, "wb", buffering=0)
+        )
+        write, close = transport.write, transport.close
+    write(encode({"type": "trust", "secret": secret, "island": island, "host": HOST_PROTOCOL}))
+    host = NativeHost(directory, write, secret=secret)
     decoder = FrameDecoder(FROM_BROWSER_LIMIT)
     await host.start()
     try:
@@ -263,7 +343,7 @@ async def serve(stdin_fd: int, stdout_fd: int, directory: Path, secret: str, isl
                 host.receive(item)
     finally:
         await host.stop()
-        transport.close()
+        close()
 
 
 def _preconditions() -> tuple[Path, str, bool] | str:
@@ -301,6 +381,10 @@ def main() -> int:
     sys.stdout = sys.stderr
     _setup_logging()
     ready = _preconditions()
+    try:
+        pipes = pipe_mode()
+    except ValueError as exc:
+        ready = str(exc)
     if isinstance(ready, str):
         # Failing closed: the extension is told, serves no relay, and its popup says why;
         # it asks again a minute later, so a fixed directory is picked up (before, the host
@@ -309,7 +393,7 @@ def main() -> int:
         os.write(frames_fd, encode({"type": "fatal", "message": ready, "host": HOST_PROTOCOL}))
         return 1
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(0, frames_fd, *ready))
+        asyncio.run(serve(0, frames_fd, *ready, pipes=pipes))
     return 0
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from bridge.link.native_host import ENV_PIPES, pipe_mode
 from bridge.link.registry import ENV_RUNTIME_DIR, runtime_dir
 from bridge.link.relay import Relay
 from bridge.link.trust_root import Island, load_secret
@@ -76,8 +77,10 @@ def test_a_runtime_dir_too_long_for_sockets_is_refused_with_advice(tmp_path: Pat
     assert made.stat().st_mode & 0o777 == 0o700
 
 
-@pytest_asyncio.fixture(loop_scope="session")
-async def host(runtime: Path) -> AsyncIterator[Host]:
+@pytest_asyncio.fixture(loop_scope="session", params=["loop", "threads"])
+async def host(runtime: Path, request: pytest.FixtureRequest) -> AsyncIterator[Host]:
+    """The host reading Chrome's pipes the POSIX way (the event loop's pipe transports) and
+    the Windows way (a reader and a writer thread: the proactor loop cannot read them)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -85,7 +88,7 @@ async def host(runtime: Path) -> AsyncIterator[Host]:
         "chrome-extension://iomhiibonjdeegefpemgdjbgoabaphda/",  # as Chrome passes it
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
-        env={**os.environ, ENV_RUNTIME_DIR: str(runtime)},
+        env={**os.environ, ENV_RUNTIME_DIR: str(runtime), ENV_PIPES: request.param},
     )
     host = Host(process)
     yield host
@@ -337,3 +340,22 @@ async def test_the_host_exits_when_chrome_closes_the_port(host: Host, runtime: P
         assert await host.process.wait() == 0
     assert not sockets[0].exists()
     assert FrameDecoder().feed(bytes(host.raw)) != []  # what it wrote was frames only
+
+
+def test_the_pipe_mode_is_the_system_s_unless_set_and_a_bad_value_names_the_good_ones() -> None:
+    assert pipe_mode({}, "linux") == "loop" and pipe_mode({}, "darwin") == "loop"
+    assert pipe_mode({}, "win32") == "threads"
+    assert pipe_mode({ENV_PIPES: "Threads"}, "linux") == "threads"
+    with pytest.raises(ValueError, match="use one of loop, threads"):
+        pipe_mode({ENV_PIPES: "overlapped"}, "win32")
+
+
+async def test_an_unknown_pipe_mode_makes_the_host_fail_closed_and_say_why(runtime: Path) -> None:
+    host = await _start_host(runtime, **{ENV_PIPES: "overlapped"})
+    try:
+        fatal = await host.next()
+        assert fatal["type"] == "fatal" and ENV_PIPES in fatal["message"]
+        async with asyncio.timeout(scaled(10.0)):
+            assert await host.process.wait() == 1
+    finally:
+        await _stop(host)
