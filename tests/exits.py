@@ -8,6 +8,11 @@ import os
 from collections.abc import Iterable
 
 
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 async def all_exit(pids: Iterable[int], timeout: float) -> None:
     """Until every one of ``pids`` has exited: a pidfd per process turns readable when it
     does (an event, whoever its parent is); TimeoutError past ``timeout``."""
@@ -22,7 +27,7 @@ async def all_exit(pids: Iterable[int], timeout: float) -> None:
                 continue  # gone already
             fds.append(fd)
             exited: asyncio.Future[None] = loop.create_future()
-            loop.add_reader(fd, lambda f=exited: f.done() or f.set_result(None))
+            loop.add_reader(fd, _settle, exited)
             exits.append(exited)
         async with asyncio.timeout(timeout):
             await asyncio.gather(*exits)

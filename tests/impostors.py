@@ -13,7 +13,8 @@ import asyncio
 import errno
 import http
 import json
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -23,7 +24,21 @@ from websockets.http11 import Request, Response
 from bridge.wire import protocol, trust
 from bridge.wire.extension import PORT_RANGE
 
+T = TypeVar("T")
+
 __all__ = ["RogueRelay"]
+
+
+async def at_top_of_relay_range(start: Callable[[int], Awaitable[T]]) -> tuple[T, int]:
+    """``start(port)`` on the first free port from the top of the relay range (out of real
+    relays' way, which take the lowest), and that port; a port in use is skipped."""
+    for port in range(PORT_RANGE[1], PORT_RANGE[0] - 1, -1):
+        try:
+            return await start(port), port
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+    raise RuntimeError("no free port in the relay range")
 
 
 class RogueRelay:
@@ -41,18 +56,12 @@ class RogueRelay:
         self._ended = asyncio.Condition()
 
     async def __aenter__(self) -> RogueRelay:
-        for port in range(PORT_RANGE[1], PORT_RANGE[0] - 1, -1):
-            try:
-                self.server = await serve(
-                    self._serve, "127.0.0.1", port, process_request=self._http, compression=None
-                )
-            except OSError as exc:
-                if exc.errno != errno.EADDRINUSE:
-                    raise
-                continue
-            self.port = port
-            return self
-        raise RuntimeError("no free port in the relay range")
+        self.server, self.port = await at_top_of_relay_range(
+            lambda port: serve(
+                self._serve, "127.0.0.1", port, process_request=self._http, compression=None
+            )
+        )
+        return self
 
     async def __aexit__(self, *exc: object) -> None:
         assert self.server is not None

@@ -761,14 +761,17 @@ async def test_google_chrome_where_the_pipe_cannot_be_passed_is_refused_at_once(
 # -- the process tree the Windows way (psutil), run here ------------------------------------
 
 _TREE = """
-import subprocess, sys, time
-sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]
-middle = [sys.executable, "-c", "import subprocess, sys, time\\n"
-          "g = subprocess.Popen(%r)\\nprint(g.pid, flush=True)\\ntime.sleep(600)" % (sleeper,)]
+import subprocess, sys, threading
+# Each member waits on an event no one sets: it runs until it is stopped, with no timer.
+forever = "import threading; threading.Event().wait()"
+sleeper = [sys.executable, "-c", forever]
+middle = [sys.executable, "-c", "import subprocess, sys, threading\\n"
+          "g = subprocess.Popen(%r)\\nprint(g.pid, flush=True)\\nthreading.Event().wait()"
+          % (sleeper,)]
 kids = [subprocess.Popen(sleeper), subprocess.Popen(middle, stdout=subprocess.PIPE)]
 grandchild = kids[1].stdout.readline().decode().strip()
 print(kids[0].pid, kids[1].pid, grandchild, flush=True)
-time.sleep(600)
+threading.Event().wait()
 """
 
 

@@ -28,7 +28,7 @@ from bridge.link.relay import Relay
 from bridge.link.trust_root import load_secret
 from bridge.waiting import scaled
 from bridge.wire import protocol, trust
-from tests.link.test_native_host import Host
+from tests.link.test_native_host import start_host, stop_host
 
 SECRET = "s3cret-for-this-test-only"
 MAC_BYTES = 32
@@ -134,6 +134,26 @@ async def test_a_unix_endpoint_is_a_private_socket(runtime: Path) -> None:
 # -- loopback TCP: the Windows path ---------------------------------------------------------
 
 
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _logged(logger: logging.Logger, text: str) -> asyncio.Future[None]:
+    """Done when ``logger`` logs a message holding ``text``: the log line is the event."""
+    loop = asyncio.get_running_loop()
+    seen: asyncio.Future[None] = loop.create_future()
+
+    class Watch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if text in record.getMessage():
+                logger.removeHandler(self)
+                loop.call_soon_threadsafe(_settle, seen)
+
+    logger.addHandler(Watch())
+    return seen
+
+
 async def test_a_tcp_endpoint_admits_a_peer_that_proves_the_secret(
     tcp_endpoint: tuple[local_ipc.LocalServer, Echo],
 ) -> None:
@@ -169,6 +189,7 @@ async def test_a_process_without_the_secret_gets_a_nonce_and_nothing_else_and_is
     with pytest.raises(PeerNotTrusted, match="does not hold this secret"):
         await local_ipc.connect(server.path, secret="not-" + SECRET)
     # One that says nothing and hangs up.
+    hung_up = _logged(logging.getLogger(local_ipc.__name__), "closed before proof")
     reader, writer = await _raw(server.port)
     await reader.readexactly(NONCE_BYTES)
     writer.close()
@@ -176,9 +197,7 @@ async def test_a_process_without_the_secret_gets_a_nonce_and_nothing_else_and_is
     refusals = [r.getMessage() for r in caplog.records if "refused a connection" in r.getMessage()]
     assert len(refusals) >= 2 and any("wrong proof" in m for m in refusals), refusals
     async with asyncio.timeout(scaled(5.0)):
-        while not any("closed before proof" in m for m in refusals):
-            await asyncio.sleep(0)  # the third refusal is logged as the server reads the EOF
-            refusals = [r.getMessage() for r in caplog.records]
+        await hung_up  # the third refusal is logged as the server reads the EOF
     assert SECRET not in caplog.text
 
 
@@ -280,30 +299,11 @@ async def test_a_probe_tells_live_stale_and_unknown_endpoints_apart(
 # -- a real relay and a real native host, meeting the Windows way -----------------------------
 
 
-async def _start_host(runtime: Path) -> Host:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bridge.link.native_host",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, ENV_RUNTIME_DIR: str(runtime), ENV_LOCAL_IPC: "tcp"},
-    )
-    return Host(process)
-
-
-async def _stop(host: Host) -> None:
-    if host.process.returncode is None:
-        host.process.kill()
-        await host.process.wait()
-
-
 async def test_a_relay_and_a_native_host_meet_and_link_over_loopback_tcp(
     runtime: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(ENV_LOCAL_IPC, "tcp")  # this process's relays, as on Windows
-    host = await _start_host(runtime)
+    host = await start_host(runtime, {ENV_LOCAL_IPC: "tcp"}, stderr=True)
     try:
         handed = await host.next("trust")
         assert (await host.next("relays"))["relays"] == []
@@ -342,7 +342,7 @@ async def test_a_relay_and_a_native_host_meet_and_link_over_loopback_tcp(
         assert (await host.next("relays"))["relays"] == []  # its end heard at once
         assert not list((runtime / "relays").iterdir())
     finally:
-        await _stop(host)
+        await stop_host(host)
 
 
 @pytest.mark.reliability(33)
@@ -352,7 +352,7 @@ async def test_a_process_without_the_secret_cannot_pose_as_a_relay_to_the_host(
     """The attacker reaches the host's loopback port and announces a relay of its own: the host
     lists nothing, sends it nothing, and says so on stderr (which Chrome keeps)."""
     monkeypatch.setenv(ENV_LOCAL_IPC, "tcp")
-    host = await _start_host(runtime)
+    host = await start_host(runtime, {ENV_LOCAL_IPC: "tcp"}, stderr=True)
     try:
         await host.next("trust")
         assert (await host.next("relays"))["relays"] == []
@@ -378,7 +378,7 @@ async def test_a_process_without_the_secret_cannot_pose_as_a_relay_to_the_host(
         finally:
             await relay.stop()
     finally:
-        await _stop(host)
+        await stop_host(host)
 
 
 async def test_a_relay_refuses_a_process_without_the_secret(

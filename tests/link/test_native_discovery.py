@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import json
 import statistics
 import sys
@@ -23,8 +22,8 @@ from bridge.cdp.browser import Browser
 from bridge.cdp.direct import DirectCdp
 from bridge.link.relay import Relay
 from bridge.waiting import scaled
-from bridge.wire.extension import PORT_RANGE
 from tests.extension_worker import extension_status, in_worker
+from tests.impostors import at_top_of_relay_range
 
 pytestmark = [
     pytest.mark.e2e,
@@ -42,16 +41,10 @@ class ProbeCounter:
         self.port = 0
 
     async def __aenter__(self) -> ProbeCounter:
-        for port in range(PORT_RANGE[1], PORT_RANGE[0] - 1, -1):  # from the top: relays
-            try:  # take the first free port, so this one is out of their way
-                self._server = await asyncio.start_server(self._knock, "127.0.0.1", port)
-            except OSError as exc:
-                if exc.errno != errno.EADDRINUSE:
-                    raise
-                continue
-            self.port = port
-            return self
-        raise RuntimeError("no free port in the relay range")
+        self._server, self.port = await at_top_of_relay_range(
+            lambda port: asyncio.start_server(self._knock, "127.0.0.1", port)
+        )
+        return self
 
     async def __aexit__(self, *exc: object) -> None:
         assert self._server is not None

@@ -13,7 +13,7 @@ import shutil
 import struct
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -105,19 +105,24 @@ def _msg(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"method": method, "params": params}
 
 
-async def _start_host(runtime: Path, **env: str) -> Host:
+async def start_host(
+    runtime: Path, env: Mapping[str, str] | None = None, *, stderr: bool = False
+) -> Host:
+    """The host as Chrome starts it (no arguments), in ``runtime``, with ``env`` added;
+    its stderr captured when asked (what it logs), else shared with the test's."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "bridge.link.native_host",
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
-        env={**os.environ, ENV_RUNTIME_DIR: str(runtime), **env},
+        stderr=asyncio.subprocess.PIPE if stderr else None,
+        env={**os.environ, ENV_RUNTIME_DIR: str(runtime), **(env or {})},
     )
     return Host(process)
 
 
-async def _stop(host: Host) -> None:
+async def stop_host(host: Host) -> None:
     if host.process.returncode is None:
         host.process.kill()
         await host.process.wait()
@@ -135,7 +140,7 @@ async def test_an_island_host_hands_over_the_island_secret_and_never_makes_one(
     runtime: Path,
 ) -> None:
     island = Island.create(runtime)
-    host = await _start_host(runtime, **island.browser_env())
+    host = await start_host(runtime, island.browser_env())
     try:
         assert await host.next() == {
             "type": "trust",
@@ -144,16 +149,16 @@ async def test_an_island_host_hands_over_the_island_secret_and_never_makes_one(
             "host": 2,
         }
     finally:
-        await _stop(host)
+        await stop_host(host)
     # Its launcher gone (secret removed), a host of that browser fails closed.
     (runtime / "secret").unlink()
-    host = await _start_host(runtime, **island.browser_env())
+    host = await start_host(runtime, island.browser_env())
     try:
         fatal = await host.next()
         assert fatal["type"] == "fatal" and "has stopped" in fatal["message"], fatal
         assert not (runtime / "secret").exists()
     finally:
-        await _stop(host)
+        await stop_host(host)
 
 
 @pytest.mark.reliability(33)
@@ -168,24 +173,24 @@ async def test_a_squatted_runtime_directory_makes_the_host_fail_closed_and_say_w
         target.mkdir()
         link = squatted / "rt"
         link.symlink_to(target)
-        host = await _start_host(link)
+        host = await start_host(link)
         try:
             fatal = await host.next()
             assert fatal["type"] == "fatal" and "not a plain directory" in fatal["message"]
             assert "secret" not in fatal  # nothing handed over
             assert not list(target.iterdir())  # nothing made where the link leads
         finally:
-            await _stop(host)
+            await stop_host(host)
         if os.geteuid() == 0:
             owned = squatted / "owned"
             owned.mkdir(mode=0o700)
             os.chown(owned, 65534, 65534)  # nobody
-            host = await _start_host(owned)
+            host = await start_host(owned)
             try:
                 fatal = await host.next()
                 assert fatal["type"] == "fatal" and "belongs to another user" in fatal["message"]
             finally:
-                await _stop(host)
+                await stop_host(host)
     finally:
         shutil.rmtree(squatted, ignore_errors=True)
 
@@ -351,11 +356,11 @@ def test_the_pipe_mode_is_the_system_s_unless_set_and_a_bad_value_names_the_good
 
 
 async def test_an_unknown_pipe_mode_makes_the_host_fail_closed_and_say_why(runtime: Path) -> None:
-    host = await _start_host(runtime, **{ENV_PIPES: "overlapped"})
+    host = await start_host(runtime, {ENV_PIPES: "overlapped"})
     try:
         fatal = await host.next()
         assert fatal["type"] == "fatal" and ENV_PIPES in fatal["message"]
         async with asyncio.timeout(scaled(10.0)):
             assert await host.process.wait() == 1
     finally:
-        await _stop(host)
+        await stop_host(host)
