@@ -9,11 +9,11 @@
 
 export const PROTOCOL_VERSION = 5;
 
-/** Relays listen on the first free port of this range (bridge/link/relay.py PORT_RANGE). */
+/** Relays listen on the first free port of this range (bridge/wire/extension.py PORT_RANGE). */
 export const PORT_FIRST = 19222;
 export const PORT_LAST = 19250;
 
-/** Close codes the relay uses (bridge/link/relay.py). */
+/** Close codes the relay uses (bridge/wire/extension.py). */
 export const CLOSE_REFUSED = 4001; // version mismatch, bad hello, no pairing on offer
 export const CLOSE_UNTRUSTED = 4004; // a side did not prove the secret (sent by either side)
 
