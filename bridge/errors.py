@@ -10,12 +10,15 @@ __all__ = [
     "BridgeError",
     "BridgeTimeout",
     "CdpError",
+    "ClaudeExtensionNotConnected",
+    "ClaudeToolError",
     "CommandFailed",
     "ConsentRequired",
     "DebuggerDetached",
     "ExtensionDisconnected",
     "ExtensionNotConnected",
     "FileAccessOff",
+    "NotOverClaudeExtension",
     "PathNotAllowed",
     "TabClosed",
 ]
@@ -407,3 +410,42 @@ class StateDirUnsafe(BridgeError):
         )
         self.path = path
         self.problem = problem
+
+
+class ClaudeExtensionNotConnected(BridgeError):
+    """No Claude extension host reached this process in time (``--link claude``)."""
+
+    code = "claude_extension_not_connected"
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(
+            "The Claude browser extension is not connected"
+            + (f" ({detail})" if detail else "")
+            + ". Register bridge as its native host once: `bridge install-native-host "
+            "--claude-extension` (add --browser for Chromium, Edge or Brave), then restart the "
+            "browser and open the Claude extension's side panel so it starts the host; "
+            "`bridge doctor` says which host is registered."
+        )
+
+
+class NotOverClaudeExtension(BridgeError, ValueError):
+    """A bridge tool the Claude extension's tools cannot carry faithfully (``--link claude``)."""
+
+    code = "not_over_claude_extension"
+
+    def __init__(self, what: str, why: str) -> None:
+        super().__init__(
+            f"{what} is not available over the Claude extension: {why}. Use bridge's own "
+            "extension for it (`bridge-mcp` without --link claude)."
+        )
+
+
+class ClaudeToolError(BridgeError):
+    """The Claude extension ran a tool and reported an error (its own words follow)."""
+
+    code = "claude_tool_error"
+
+    def __init__(self, tool: str, message: str) -> None:
+        super().__init__(f"the Claude extension's {tool} failed: {message}")
+        self.tool = tool
+        self.extension_message = message

@@ -51,7 +51,7 @@ from bridge.tasks import TaskSet
 from bridge.waiting import scaled
 from bridge.wire.native_framing import FROM_BROWSER_LIMIT, FrameDecoder, FrameError, encode
 
-__all__ = ["ENV_PIPES", "HOST_PROTOCOL", "NativeHost", "main", "pipe_mode"]
+__all__ = ["ENV_PIPES", "HOST_PROTOCOL", "NativeHost", "main", "open_pipes", "pipe_mode"]
 
 #: How the host reads and writes Chrome's pipes: ``loop`` (the event loop's pipe transports,
 #: POSIX) or ``threads`` (a reader and a writer thread, Windows). Unset: by the system; a test
@@ -309,6 +309,25 @@ class _ThreadedPipes:
         self._writer.join(timeout=scaled(5.0))
 
 
+async def open_pipes(
+    stdin_fd: int, stdout_fd: int, pipes: str = "loop"
+) -> tuple[asyncio.StreamReader, Callable[[bytes], None], Callable[[], None]]:
+    """Chrome's pipes to a host: a reader of stdin, and ``write``/``close`` of stdout, the
+    way ``pipes`` says (``pipe_mode``). Shared by every host bridge serves."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=FROM_BROWSER_LIMIT)
+    if pipes == "threads":
+        threaded = _ThreadedPipes(loop, reader, (stdin_fd, stdout_fd))
+        return reader, threaded.write, threaded.close
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(stdin_fd, "rb", buffering=0)
+    )
+    transport, _ = await loop.connect_write_pipe(
+        asyncio.Protocol, os.fdopen(stdout_fd, "wb", buffering=0)
+    )
+    return reader, transport.write, transport.close
+
+
 async def serve(
     stdin_fd: int,
     stdout_fd: int,
@@ -318,21 +337,7 @@ async def serve(
     pipes: str = "loop",
 ) -> None:
     """Hand over the secret, then run until stdin ends (Chrome closed the port, or quit)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=FROM_BROWSER_LIMIT)
-    write: Callable[[bytes], None]
-    close: Callable[[], None]
-    if pipes == "threads":
-        threaded = _ThreadedPipes(loop, reader, (stdin_fd, stdout_fd))
-        write, close = threaded.write, threaded.close
-    else:
-        await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(stdin_fd, "rb", buffering=0)
-        )
-        transport, _ = await loop.connect_write_pipe(
-            asyncio.Protocol, os.fdopen(stdout_fd, "wb", buffering=0)
-        )
-        write, close = transport.write, transport.close
+    reader, write, close = await open_pipes(stdin_fd, stdout_fd, pipes)
     write(encode({"type": "trust", "secret": secret, "island": island, "host": HOST_PROTOCOL}))
     host = NativeHost(directory, write, secret=secret)
     decoder = FrameDecoder(FROM_BROWSER_LIMIT)
