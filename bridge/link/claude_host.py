@@ -46,7 +46,7 @@ from typing import Any, Final
 from bridge.errors import BridgeError
 from bridge.link import local_ipc
 from bridge.link.local_ipc import Kind
-from bridge.link.native_host import _setup_logging, open_pipes, pipe_mode
+from bridge.link.native_host import open_pipes, pipe_mode, setup_host_logging
 from bridge.link.registry import FramedStream, connect_or_clean, runtime_dir
 from bridge.link.trust_root import load_secret
 from bridge.tasks import TaskSet
@@ -307,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     frames_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    _setup_logging()
+    setup_host_logging()
     refused = check_origin(argv)
     if refused:
         log.error("%s", refused)

@@ -51,7 +51,15 @@ from bridge.tasks import TaskSet
 from bridge.waiting import scaled
 from bridge.wire.native_framing import FROM_BROWSER_LIMIT, FrameDecoder, FrameError, encode
 
-__all__ = ["ENV_PIPES", "HOST_PROTOCOL", "NativeHost", "main", "open_pipes", "pipe_mode"]
+__all__ = [
+    "ENV_PIPES",
+    "HOST_PROTOCOL",
+    "NativeHost",
+    "main",
+    "open_pipes",
+    "pipe_mode",
+    "setup_host_logging",
+]
 
 #: How the host reads and writes Chrome's pipes: ``loop`` (the event loop's pipe transports,
 #: POSIX) or ``threads`` (a reader and a writer thread, Windows). Unset: by the system; a test
@@ -367,7 +375,7 @@ def _preconditions() -> tuple[Path, str, bool] | str:
     return directory, secret, island
 
 
-def _setup_logging() -> None:
+def setup_host_logging() -> None:
     """bridge's one set-up (:mod:`bridge.logs`): to stderr, which the browser keeps in its own
     log, and to ``BRIDGE_LOG_FILE`` when the browser's environment names one (the browser
     starts the host with no arguments of bridge's). A bad setting must not stop the host,
@@ -384,7 +392,7 @@ def main() -> int:
     frames_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    _setup_logging()
+    setup_host_logging()
     ready = _preconditions()
     try:
         pipes = pipe_mode()

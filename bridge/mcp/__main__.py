@@ -20,7 +20,7 @@ import socket
 import ssl
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +36,10 @@ from bridge.cli.demo import DEMO_NOTE, demo_setup, refuse_demo_options
 from bridge.cli.token import show_command
 from bridge.errors import BridgeError
 from bridge.link import native_install
+from bridge.link.claude_link import ClaudeConnector
 from bridge.link.redaction import UVICORN_LOGGERS, redact_request_logs
+from bridge.link.registry import runtime_dir
+from bridge.link.trust_root import load_secret
 from bridge.logs import LogSetupError, add_log_arguments, setup_logging
 from bridge.mcp.auth import (
     RequestGuard,
@@ -48,11 +51,13 @@ from bridge.mcp.auth import (
     needs_tls,
     security_settings,
 )
-from bridge.mcp.server import DEFAULT_GROUPS, build_server, parse_groups
+from bridge.mcp.server import DEFAULT_GROUPS, build_claude_server, build_server, parse_groups
 from bridge.signals import StopSignals
 from bridge.store.state import default_state_dir
 from bridge.tools.browsing import ToolSettings
+from bridge.tools.claude import ClaudeToolHub
 from bridge.waiting import scaled
+from bridge.wire.extension import LINK_MODES
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -85,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
         "network in clear (anyone on the way can take it)",
     )
     add_runtime_arguments(p)
+    _offer_claude_link(p)
     add_allow_path_argument(p)
     g = p.add_argument_group("tools")
     g.add_argument(
@@ -110,6 +116,18 @@ def build_parser() -> argparse.ArgumentParser:
         "headless Chromium it launches (temporary profile and state unless --state-dir)",
     )
     return p
+
+
+def _offer_claude_link(parser: argparse.ArgumentParser) -> None:
+    """``--link claude``: the MCP server's own link kind (no relay: the Claude extension's
+    native host, docs/claude-extension.md)."""
+    for action in parser._actions:
+        if action.dest == "link":
+            action.choices = (*LINK_MODES, "claude")
+            action.help = (
+                f"{action.help}; or claude: the browser tools through the Claude browser "
+                "extension you already have (bridge install-native-host --claude-extension)"
+            )
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -224,6 +242,13 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
     except ValueError as exc:
         print(f"bridge: --tools: {exc}", file=sys.stderr)
         return 2
+    if args.link == "claude" and (args.launch or args.demo):
+        print(
+            "bridge: --link claude works through the Claude extension in your own Chrome: "
+            "it cannot be combined with --launch or --demo",
+            file=sys.stderr,
+        )
+        return 2
     options = options_from_args(args)
     if args.demo:
         refusal = refuse_demo_options(options)
@@ -269,6 +294,8 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
     stop = asyncio.Event()
     # Undone when ``demo`` closes, with the fake sites (this function's end is ``os._exit``).
     demo.enter_context(StopSignals(stop.set))
+    if args.link == "claude":
+        return await _serve_claude(args, groups, server_options, listening, stop, demo)
     # A tool called before the extension connects fails fast, with instructions.
     options.connect_timeout = scaled(30.0) if options.launch else scaled(3.0)
     try:
@@ -300,6 +327,57 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
         flush=True,
     )
     server = build_server(lambda: runtime.bridge, groups=groups, **server_options)
+
+    async def cleanup() -> None:
+        # Unfinished jobs are let go, not failed as their tabs close: the sites finish those
+        # answers, and the next server collects them (docs/flows.md#jobs).
+        runtime.bridge.abandon_jobs()
+        await runtime.stop()
+
+    return await _run_until_stopped(server, args, listening, stop, cleanup, demo)
+
+
+async def _serve_claude(
+    args: argparse.Namespace,
+    groups: tuple[str, ...],
+    server_options: dict[str, object],
+    listening: socket.socket | None,
+    stop: asyncio.Event,
+    demo: contextlib.ExitStack,
+) -> int:
+    """``--link claude``: no relay and no extension of bridge's; the browser tools go to the
+    Claude extension's native host, met in the runtime directory."""
+    try:
+        connector = ClaudeConnector(runtime_dir(), secret=load_secret(create=True))
+        await connector.start()
+    except (BridgeError, OSError, ValueError) as exc:
+        print(f"bridge: cannot start: {exc}", file=sys.stderr)
+        if listening is not None:
+            listening.close()
+        return 1
+    hub = ClaudeToolHub(connector, connect_timeout=scaled(10.0))
+    print(
+        "bridge: browser tools over the Claude extension; its native host links when Chrome "
+        "starts it (`bridge install-native-host --claude-extension` registers bridge as that "
+        "host; `bridge doctor` says which host is registered)",
+        file=sys.stderr,
+        flush=True,
+    )
+    server = build_claude_server(lambda: hub, groups=groups, **server_options)
+    return await _run_until_stopped(server, args, listening, stop, connector.stop, demo)
+
+
+async def _run_until_stopped(
+    server: MCPServer,
+    args: argparse.Namespace,
+    listening: socket.socket | None,
+    stop: asyncio.Event,
+    cleanup: Callable[[], Awaitable[None]],
+    demo: contextlib.ExitStack,
+) -> int:
+    """Serve (stdio or HTTP) until stdin closes, a signal or a crash; then ``cleanup``,
+    bounded, and exit the process."""
+    tls = args.tls_cert is not None
 
     async def run_server() -> None:
         if args.http:
@@ -346,12 +424,9 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
         # Not awaited: the stdio transport reads stdin in a worker thread that cannot be
         # interrupted, so its cancellation would wait for input that never comes.
         serving.cancel()
-        # Unfinished jobs are let go, not failed as their tabs close: the sites finish those
-        # answers, and the next server collects them (docs/flows.md#jobs).
-        runtime.bridge.abandon_jobs()
         try:
             async with asyncio.timeout(SHUTDOWN_LIMIT_S - 1.5):
-                await runtime.stop()
+                await cleanup()
         except Exception as exc:  # shutting down anyway; the watchdog bounds what is left
             log.warning("cleanup at shutdown failed: %r", exc)
         with contextlib.suppress(Exception):  # the fake sites' server thread, with --demo

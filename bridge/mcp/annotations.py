@@ -78,6 +78,8 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_file_upload":            ToolHints("Upload files",               N,   Y,   N,   Y),
     "browser_handle_dialog":          ToolHints("Answer a dialog",            N,   Y,   N,   Y),
     "browser_resize":                 ToolHints("Resize the viewport",        N,   N,   Y,   Y),
+    # only over the Claude extension (--link claude): its GIF recorder
+    "browser_record_gif":             ToolHints("Record a GIF",               N,   N,   N,   Y),
     # dom group (off by default): reading the DOM
     "browser_query_dom":              ToolHints("Query the DOM",              Y,   N,   Y,   Y),
     "browser_get_visible_text":       ToolHints("Visible text",               Y,   N,   Y,   Y),

@@ -18,8 +18,16 @@ from pydantic import Field
 from bridge.mcp.registration import text_result, tool
 from bridge.tools.action_report import ActionReport
 from bridge.tools.browsing import BrowserTools, ToolHub
+from bridge.tools.claude import ClaudeToolHub, ClaudeTools
 
-__all__ = ["CLIENT_HEADER", "client_key", "client_tools", "register_browser_tools"]
+__all__ = [
+    "CLIENT_HEADER",
+    "AnyHub",
+    "client_key",
+    "client_tools",
+    "register_browser_tools",
+    "register_claude_tools",
+]
 
 Tab = Annotated[
     int | None, Field(description="Tab id (browser_tabs list); default: this client's current tab.")
@@ -34,6 +42,10 @@ Target = Annotated[
 
 
 CLIENT_HEADER = "x-bridge-client"
+
+#: The browser tools' hub: bridge's own (CDP through its extension), or the Claude
+#: extension's tools (``--link claude``): the same operations, the same results.
+AnyHub = ToolHub | ClaudeToolHub
 
 
 def client_key(ctx: Context) -> str:
@@ -57,7 +69,7 @@ def client_key(ctx: Context) -> str:
     return "local"
 
 
-def client_tools(hub: ToolHub, ctx: Context) -> BrowserTools:
+def client_tools(hub: AnyHub, ctx: Context) -> BrowserTools | ClaudeTools:
     """This client's tools, with its own current tab (see ``client_key``)."""
     return hub.client(client_key(ctx))
 
@@ -67,8 +79,8 @@ def _report(report: ActionReport) -> CallToolResult:
     return text_result(report.to_text(), report.to_dict())
 
 
-def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> None:
-    def tools(ctx: Context) -> BrowserTools:
+def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> None:
+    def tools(ctx: Context) -> BrowserTools | ClaudeTools:
         return client_tools(get_hub(), ctx)
 
     @tool(server)
@@ -309,3 +321,24 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) ->
     ) -> CallToolResult:
         """Set the page's viewport size in CSS pixels."""
         return _report(await tools(ctx).resize(width, height, tab))
+
+
+def register_claude_tools(server: MCPServer, get_hub: Callable[[], ClaudeToolHub]) -> None:
+    """The tool only the Claude extension link has: its GIF recorder."""
+
+    @tool(server)
+    async def browser_record_gif(
+        action: Literal["start_recording", "stop_recording", "export", "clear"],
+        ctx: Context,
+        filename: Annotated[
+            str | None, Field(description="For export: the GIF's name in the downloads.")
+        ] = None,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Record the tab's actions as an animated GIF (the Claude extension's gif_creator):
+        start_recording, act, stop_recording, then export (the browser downloads it)."""
+        hub = get_hub()
+        text = await hub.client(client_key(ctx)).record_gif(
+            action, download=action == "export", filename=filename, tab=tab
+        )
+        return text_result(text, {"action": action, "result": text})

@@ -11,7 +11,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from bridge.mcp.browser_tools import Tab, Target, client_tools
+from bridge.mcp.browser_tools import Tab, Target, client_key
 from bridge.mcp.registration import text_result, tool
 from bridge.tools import dom
 from bridge.tools.browsing import ToolHub
@@ -28,10 +28,10 @@ def _json(result: dict[str, Any]) -> CallToolResult:
 
 def register_dom_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> None:
     async def page(ctx: Context, tab: int | None) -> Any:
-        return await client_tools(get_hub(), ctx).page_script(tab)
+        return await get_hub().client(client_key(ctx)).page_script(tab)
 
     async def element(ctx: Context, target: str, tab: int | None) -> Any:
-        return await client_tools(get_hub(), ctx).element(target, tab)
+        return await get_hub().client(client_key(ctx)).element(target, tab)
 
     @tool(server)
     async def browser_query_dom(

@@ -15,11 +15,22 @@ from mcp.server.mcpserver import MCPServer
 
 from bridge import __version__
 from bridge.app.facade import Bridge
+from bridge.errors import NotOverClaudeExtension
 from bridge.mcp.ask_tools import register_ask_tools
-from bridge.mcp.browser_tools import register_browser_tools
+from bridge.mcp.browser_tools import register_browser_tools, register_claude_tools
 from bridge.mcp.dom_tools import register_dom_tools
+from bridge.tools.browsing import ToolHub
+from bridge.tools.claude import NOT_CARRIED, ClaudeToolHub
 
-__all__ = ["DEFAULT_GROUPS", "INSTRUCTIONS", "TOOL_GROUPS", "build_server", "parse_groups"]
+__all__ = [
+    "CLAUDE_INSTRUCTIONS",
+    "DEFAULT_GROUPS",
+    "INSTRUCTIONS",
+    "TOOL_GROUPS",
+    "build_claude_server",
+    "build_server",
+    "parse_groups",
+]
 
 INSTRUCTIONS = """\
 bridge asks ChatGPT and Gemini through their web UIs in the user's own logged-in browser.
@@ -37,6 +48,14 @@ The browser_* tools use any tab of the same browser: browser_navigate opens one 
 acting tools take a ref or a CSS selector and say what changed.
 get_conversation returns every turn of the project's conversation (or of a url), and
 list_conversations the recent conversations with their urls.
+"""
+
+CLAUDE_INSTRUCTIONS = """\
+bridge over the Claude browser extension (--link claude): the browser_* tools act through the
+extension's own tools, in the tabs of its tab group. browser_snapshot returns the extension's
+page tree, whose refs (ref_1, ref_2, …) the acting tools take; CSS selectors are not taken.
+browser_record_gif records actions as a GIF. Tools the extension cannot carry (asking ChatGPT
+and Gemini, file uploads, dialogs, the dom group) say so in their error.
 """
 
 TOOL_GROUPS = ("ask", "browser", "dom")
@@ -73,4 +92,35 @@ def build_server(
         register_browser_tools(server, lambda: get_bridge().tools)
     if "dom" in groups:
         register_dom_tools(server, lambda: get_bridge().tools)
+    return server
+
+
+def build_claude_server(
+    get_hub: Callable[[], ClaudeToolHub],
+    *,
+    groups: Sequence[str] = DEFAULT_GROUPS,
+    **server_options: Any,
+) -> MCPServer:
+    """The MCP server over the Claude extension (``--link claude``): the same tools, the
+    browser ones carried by the extension's tools and every other one saying why it cannot
+    be (``NotOverClaudeExtension``), so a client sees the same surface either way."""
+    server: MCPServer = MCPServer(
+        "bridge", instructions=CLAUDE_INSTRUCTIONS, version=__version__, **server_options
+    )
+
+    def no_asks() -> Bridge:
+        raise NotOverClaudeExtension(
+            "asking ChatGPT and Gemini", NOT_CARRIED["asking ChatGPT and Gemini"]
+        )
+
+    def no_dom() -> ToolHub:
+        raise NotOverClaudeExtension("the dom tools", NOT_CARRIED["dom tools"])
+
+    if "ask" in groups:
+        register_ask_tools(server, no_asks)
+    if "browser" in groups:
+        register_browser_tools(server, get_hub)
+        register_claude_tools(server, get_hub)
+    if "dom" in groups:
+        register_dom_tools(server, no_dom)
     return server

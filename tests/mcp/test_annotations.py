@@ -16,13 +16,18 @@ from mcp_types import Tool
 from bridge.app.facade import Bridge
 from bridge.mcp.annotations import TOOL_HINTS, ToolHints, UnannotatedTool
 from bridge.mcp.registration import tool
-from bridge.mcp.server import TOOL_GROUPS, build_server
+from bridge.mcp.server import TOOL_GROUPS, build_claude_server, build_server
+from bridge.tools.claude import ClaudeToolHub
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "mcp.md"
 
 
 def _no_bridge() -> Bridge:
     raise AssertionError("listing the tools must not need a running bridge")
+
+
+def _no_claude() -> ClaudeToolHub:
+    raise AssertionError("listing the tools must not need the Claude extension")
 
 
 async def _listed(server: MCPServer) -> list[Tool]:
@@ -53,11 +58,17 @@ def annotation_problems(tools: list[Tool], table: dict[str, ToolHints]) -> list[
 async def test_every_tool_is_served_with_its_rows_title_and_annotations() -> None:
     tools = await _listed(build_server(_no_bridge, groups=TOOL_GROUPS))
     assert len(tools) == 41
-    assert annotation_problems(tools, TOOL_HINTS) == []
+    # Over the Claude extension (--link claude) the same tools, and its GIF recorder.
+    over_claude = await _listed(build_claude_server(_no_claude, groups=TOOL_GROUPS))
+    assert {t.name for t in over_claude} == {t.name for t in tools} | {"browser_record_gif"}
+    assert annotation_problems(over_claude, TOOL_HINTS) == []
+    assert [
+        p for p in annotation_problems(tools, TOOL_HINTS) if "browser_record_gif" not in p
+    ] == []
 
 
 async def test_a_tool_without_a_row_fails_the_check() -> None:
-    server = build_server(_no_bridge, groups=TOOL_GROUPS)
+    server = build_claude_server(_no_claude, groups=TOOL_GROUPS)  # serves every row
 
     async def browser_close_everything() -> str:
         return "closed"
@@ -68,7 +79,7 @@ async def test_a_tool_without_a_row_fails_the_check() -> None:
     # A row that goes missing is caught the same way, and so is a stale row.
     table = {k: v for k, v in TOOL_HINTS.items() if k != "browser_click"}
     table["browser_close_everything"] = TOOL_HINTS["browser_tabs"]
-    tools = await _listed(build_server(_no_bridge, groups=TOOL_GROUPS))
+    tools = await _listed(build_claude_server(_no_claude, groups=TOOL_GROUPS))
     assert annotation_problems(tools, table) == [
         "browser_click: served without a row in the table",
         "browser_close_everything: a row for a tool not served",
