@@ -293,21 +293,21 @@ class ClaudeTools:
     async def network_requests(
         self, filter: str | None = None, tab: int | None = None
     ) -> dict[str, Any]:
-        args: dict[str, Any] = {"tabId": self._tab(tab)}
-        if filter:
-            if re.escape(filter) != filter:
-                raise NotOverClaudeExtension(
-                    "a regular-expression filter",
-                    "the extension filters requests by a plain URL substring (urlPattern)",
-                )
-            args["urlPattern"] = filter
-        reply = await self._call("read_network_requests", args)
+        try:
+            wanted = re.compile(filter) if filter else None
+        except re.error as exc:
+            raise ValueError(f"filter {filter!r} is not a regular expression: {exc}") from exc
+        reply = await self._call("read_network_requests", {"tabId": self._tab(tab)})
+        # The extension filters by substring only (urlPattern); the regex is applied here,
+        # to its lines, so a filter means the same over either link.
         lines = [line for line in reply.text.splitlines() if line.strip()]
+        if wanted is not None:
+            lines = [line for line in lines if wanted.search(line)]
         requests = [
             {"index": i, "method": "", "url": line, "status": "", "type": ""}
             for i, line in enumerate(lines, 1)
         ]
-        return {"requests": requests, "via": "claude", "text": reply.text}
+        return {"requests": requests, "via": "claude"}
 
     async def network_request(self, index: int, tab: int | None = None) -> dict[str, Any]:
         raise NotOverClaudeExtension(
