@@ -6,6 +6,8 @@ plugin are built on the same):
 - ``Runtime`` and ``RuntimeOptions``: the whole stack (relay, browser, facade), started with
   ``async with Runtime(RuntimeOptions(launch=True)) as runtime``;
 - ``Bridge``: the facade (``runtime.bridge``): ``ask``, ``ask_both``, jobs, ``browser_tools``;
+- ``claude_browser``: the browser tools over the Claude browser extension a person already
+  has (``async with claude_browser() as hub: tools = hub.client()``), docs/claude-extension.md;
 - ``AskResult``: what an ask returns; ``BridgeError``: the base of every error bridge raises
   on purpose (each with a stable ``code``);
 - ``__version__``.
@@ -28,6 +30,7 @@ __all__ = [
     "Runtime",
     "RuntimeOptions",
     "__version__",
+    "claude_browser",
 ]
 
 _PUBLIC = {
@@ -36,6 +39,7 @@ _PUBLIC = {
     "BridgeError": "bridge.errors",
     "Runtime": "bridge.app.runtime",
     "RuntimeOptions": "bridge.app.runtime",
+    "claude_browser": "bridge.tools.claude",
 }
 
 if TYPE_CHECKING:
@@ -43,6 +47,7 @@ if TYPE_CHECKING:
     from bridge.app.runtime import Runtime, RuntimeOptions
     from bridge.errors import BridgeError
     from bridge.providers.results import AskResult
+    from bridge.tools.claude import claude_browser
 
 
 def __getattr__(name: str) -> Any:

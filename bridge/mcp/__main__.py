@@ -36,10 +36,7 @@ from bridge.cli.demo import DEMO_NOTE, demo_setup, refuse_demo_options
 from bridge.cli.token import show_command
 from bridge.errors import BridgeError
 from bridge.link import native_install
-from bridge.link.claude_link import ClaudeConnector
 from bridge.link.redaction import UVICORN_LOGGERS, redact_request_logs
-from bridge.link.registry import runtime_dir
-from bridge.link.trust_root import load_secret
 from bridge.logs import LogSetupError, add_log_arguments, setup_logging
 from bridge.mcp.auth import (
     RequestGuard,
@@ -55,7 +52,7 @@ from bridge.mcp.server import DEFAULT_GROUPS, build_claude_server, build_server,
 from bridge.signals import StopSignals
 from bridge.store.state import default_state_dir
 from bridge.tools.browsing import ToolSettings
-from bridge.tools.claude import ClaudeToolHub
+from bridge.tools.claude import claude_browser
 from bridge.waiting import scaled
 from bridge.wire.extension import LINK_MODES
 
@@ -347,15 +344,14 @@ async def _serve_claude(
 ) -> int:
     """``--link claude``: no relay and no extension of bridge's; the browser tools go to the
     Claude extension's native host, met in the runtime directory."""
+    browser = claude_browser(connect_timeout=scaled(10.0))
     try:
-        connector = ClaudeConnector(runtime_dir(), secret=load_secret(create=True))
-        await connector.start()
+        hub = await browser.__aenter__()
     except (BridgeError, OSError, ValueError) as exc:
         print(f"bridge: cannot start: {exc}", file=sys.stderr)
         if listening is not None:
             listening.close()
         return 1
-    hub = ClaudeToolHub(connector, connect_timeout=scaled(10.0))
     print(
         "bridge: browser tools over the Claude extension; its native host links when Chrome "
         "starts it (`bridge install-native-host --claude-extension` registers bridge as that "
@@ -364,7 +360,11 @@ async def _serve_claude(
         flush=True,
     )
     server = build_claude_server(lambda: hub, groups=groups, **server_options)
-    return await _run_until_stopped(server, args, listening, stop, connector.stop, demo)
+
+    async def cleanup() -> None:
+        await browser.__aexit__(None, None, None)
+
+    return await _run_until_stopped(server, args, listening, stop, cleanup, demo)
 
 
 async def _run_until_stopped(

@@ -7,7 +7,11 @@ Fixtures open the relay, the extension link and tabs, exactly as the MCP server 
 - ``relay`` (session): its loopback relay; ``launched_browser``: the browser it launched;
 - ``extension_link`` (session): its ``Browser``, once the extension has connected;
 - ``tab`` / ``new_tab`` (function): fresh attached tabs, closed afterwards;
-- ``fake_sites`` (session) / ``fakes`` (function, reset): the fake provider sites.
+- ``fake_sites`` (session) / ``fakes`` (function, reset): the fake provider sites;
+- ``claude_hub`` (session) / ``claude_tools`` (function): the browser tools over the Claude
+  browser extension (docs/claude-extension.md): the extension's native host, started by the
+  person's Chrome, links to this session; a test uses ``claude_tools`` as it would
+  ``BrowserTools``.
 
 Under pytest-xdist each worker is its own process: its own relay port, its own browser.
 """
@@ -37,6 +41,7 @@ from bridge.errors import BridgeError
 from bridge.link.registry import ENV_RUNTIME_DIR
 from bridge.link.relay import Relay
 from bridge.policy.files import FilePolicy
+from bridge.tools.claude import ClaudeToolHub, ClaudeTools, claude_browser
 from bridge.waiting import scaled
 
 if TYPE_CHECKING:
@@ -517,3 +522,19 @@ async def gemini_tab(bridge: Bridge) -> CdpSession:
 async def tab(new_tab: NewTab) -> CdpSession:
     """A fresh tab at about:blank, attached, closed after the test."""
     return await new_tab()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def claude_hub() -> AsyncIterator[ClaudeToolHub]:
+    """The browser tools over the Claude extension: this session's endpoint in the runtime
+    directory, which the extension's native host (``bridge install-native-host
+    --claude-extension``) links to. Each call waits for that host (bounded), so a session
+    without it fails with the set-up instructions, not a hang."""
+    async with claude_browser(connect_timeout=scaled(30.0)) as hub:
+        yield hub
+
+
+@pytest.fixture
+def claude_tools(claude_hub: ClaudeToolHub, request: pytest.FixtureRequest) -> ClaudeTools:
+    """One test's client of the Claude extension's tools (its own current tab)."""
+    return claude_hub.client(request.node.name)

@@ -14,17 +14,22 @@ what ``browser_snapshot`` returns here), and it acts on the page through its own
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import re
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any, Final
 
 from bridge.errors import ClaudeToolError, NotOverClaudeExtension, TabClosed
 from bridge.link.claude_link import ClaudeConnector, ClaudeLink
+from bridge.link.registry import runtime_dir
+from bridge.link.trust_root import load_secret
 from bridge.tools.action_report import ActionReport
 from bridge.tools.operations.client import NoCurrentTab
 from bridge.wire.claude import ClaudeReply, tab_id_from_text
 
-__all__ = ["CARRIED", "NOT_CARRIED", "ClaudeToolHub", "ClaudeTools"]
+__all__ = ["CARRIED", "NOT_CARRIED", "ClaudeToolHub", "ClaudeTools", "claude_browser"]
 
 #: bridge tool -> the extension's tool that carries it (docs/claude-extension.md).
 CARRIED: Final = {
@@ -479,3 +484,28 @@ class ClaudeTools:
                 args["filename"] = filename
         reply = await self._call("gif_creator", args)
         return reply.text or f"gif_creator {action}: done"
+
+
+@contextlib.asynccontextmanager
+async def claude_browser(
+    *, connect_timeout: float = 10.0, directory: Path | None = None
+) -> AsyncIterator[ClaudeToolHub]:
+    """The browser tools over the Claude extension, from Python::
+
+        async with claude_browser() as hub:
+            tools = hub.client()
+            await tools.navigate("https://example.com")
+            print(await tools.snapshot())
+
+    Serves this process's endpoint in the per-user runtime directory (``directory``: another
+    one) so the Claude extension's native host links to it; each call waits up to
+    ``connect_timeout`` s for that host (ClaudeExtensionNotConnected says how to set it up).
+    """
+    connector = ClaudeConnector(
+        directory if directory is not None else runtime_dir(), secret=load_secret(create=True)
+    )
+    await connector.start()
+    try:
+        yield ClaudeToolHub(connector, connect_timeout=connect_timeout)
+    finally:
+        await connector.stop()
