@@ -9,7 +9,8 @@
 - ``python -m bridge token mcp|cdp [--url]``: print a token (for a person who asks).
 - ``python -m bridge install-native-host [--browser …] [--uninstall]``: register the native
   host (it hands the extension the person's secret, and the extension learns of relays by
-  push instead of probing ports).
+  push instead of probing ports); with ``--claude-extension``, bridge as the official Claude
+  extension's host instead (what it replaces is kept; ``--uninstall`` puts it back).
 - ``python -m bridge pair``: without the native host, pair the extension by hand: a one-time
   code the person types into bridge's popup.
 - ``python -m bridge doctor [--live] [--json] [--launch …]``: check everything bridge needs.

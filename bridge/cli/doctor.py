@@ -4,8 +4,9 @@
 report (``bridge.cli.bundle``).
 
 Checks the browser, the relay port range, the runtime directory, the token files, the
-native host registrations and the extension (it starts a relay and waits for the extension
-to connect: with ``--launch`` in a browser of its own, otherwise the person's Chrome); with
+native host registrations (bridge's own, and who answers the Claude extension's host name)
+and the extension (it starts a relay and waits for the extension to connect: with
+``--launch`` in a browser of its own, otherwise the person's Chrome); with
 ``--live``, for each provider its page (reachable, logged in or a login wall or a Cloudflare
 check, composer found by the pack's selectors) and then a tiny ask (sent, answered, and
 from which source the answer was read). The provider packs are checked too, with the
@@ -26,7 +27,7 @@ import socket
 import stat
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -48,6 +49,7 @@ from bridge.logs import log_file_from
 from bridge.providers.ask_script import provider_page
 from bridge.providers.pack import PackError, load_pack, override_path
 from bridge.store.state import default_state_dir
+from bridge.wire.claude import CLAUDE_ALLOWED_ORIGIN, CLAUDE_EXTENSION_ID
 from bridge.wire.extension import PORT_RANGE
 
 __all__ = ["Check", "render", "run_checks"]
@@ -290,6 +292,82 @@ def check_native_host() -> Check:
     return Check("native host", True, f"registered for {', '.join(found)}")
 
 
+def check_claude_host(
+    *,
+    platform: str | None = None,
+    home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    registry: native_install.RegistryWriter | None = None,
+) -> Check:
+    """Who answers the Claude extension's host name in each browser: bridge or another program.
+
+    Claude's own desktop tools register that name too, so another program's host is a fact
+    to show, never a failure; only bridge's own registration pointing at nothing is one.
+    The keywords are for tests."""
+    name = "Claude extension host"
+    kind = native_install.CLAUDE_HOST
+    found = []
+    broken = []
+    unreadable = []
+    for browser in native_install.BROWSERS:
+        try:
+            manifest = native_install.registered_manifest(
+                browser, kind, platform=platform, home=home, env=env, registry=registry
+            )
+            ours = str(
+                native_install.wrapper_path(
+                    browser, platform=platform, home=home, env=env, kind=kind
+                )
+            )
+        except (ValueError, OSError):
+            continue
+        if manifest is None:
+            continue
+        try:
+            loaded = json.loads(manifest.read_text(encoding="utf-8"))
+            program = loaded["path"]
+            origins = loaded.get("allowed_origins", [])
+            if not isinstance(program, str) or not isinstance(origins, list):
+                raise TypeError("path or allowed_origins of the wrong type")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            unreadable.append(f"{browser}: unreadable manifest {manifest}")
+            continue
+        whose = "bridge's host" if program == ours else "another program's host"
+        found.append(f"{browser}: {whose} ({program}) for {_extensions(origins)}")
+        if program == ours and not os.access(program, os.X_OK):
+            broken.append(f"{browser}: bridge's wrapper {program} missing or not executable")
+    if broken:
+        return Check(
+            name,
+            False,
+            "; ".join(broken + found + unreadable),
+            "bridge install-native-host --claude-extension --browser <name> (again), or "
+            "with --uninstall to put back the host it replaced",
+        )
+    if not found and not unreadable:
+        return Check(name, True, "not registered (bridge's own extension is used)")
+    if unreadable:
+        return Check(
+            name,
+            None,
+            "; ".join(found + unreadable),
+            "the Claude extension cannot start a host from an unreadable manifest: "
+            "reinstall the program that wrote it",
+        )
+    return Check(name, True, "; ".join(found))
+
+
+def _extensions(origins: list[object]) -> str:
+    """The extensions a manifest lets start its host, the Claude extension by name."""
+    names = [
+        f"the Claude extension ({CLAUDE_EXTENSION_ID})"
+        if origin == CLAUDE_ALLOWED_ORIGIN
+        else str(origin)
+        for origin in origins
+    ]
+    return ", ".join(names) if names else "no extension"
+
+
 def check_packs(state_dir: Path) -> list[Check]:
     """Each provider's pack loads, with the person's override merged in when there is one."""
     checks = []
@@ -405,6 +483,7 @@ async def run_checks(args: argparse.Namespace) -> list[Check]:
     checks += check_packs(state_dir)
     checks.append(check_trust())
     checks.append(check_native_host())
+    checks.append(check_claude_host())
     checks += await check_extension_and_sites(args, args.live, args.connect_timeout)
     return checks
 

@@ -9,6 +9,13 @@ an absolute path to an executable, so this module writes a small wrapper script 
 ``<python> -m bridge.link.native_host`` and a manifest pointing at it (plus, on Windows, the
 registry value through which Chrome finds the manifest).
 
+With ``--claude-extension`` the same is done for the official Claude extension's host name
+(``bridge.wire.claude``): its wrapper runs ``bridge.link.claude_host``. Claude's own desktop
+tools register that very name, so bridge's manifest replaces theirs. What it replaces is kept
+first, byte for byte with its mode (and on Windows the registry value, or its absence), in
+``claude-host-replaced.json`` beside bridge's wrapper, and ``--uninstall`` puts it back; a
+manifest someone else wrote meanwhile is left alone.
+
 Everything is pure over its inputs (platform, home, environment, registry) so tests can install
 into a temporary directory without touching the real profile or registry.
 """
@@ -16,6 +23,8 @@ into a temporary directory without touching the real profile or registry.
 from __future__ import annotations
 
 import argparse
+import base64
+import binascii
 import json
 import ntpath
 import os
@@ -25,22 +34,29 @@ import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, Literal, Protocol
 
 from bridge.store.state import write_atomically
+from bridge.wire.claude import CLAUDE_ALLOWED_ORIGIN, CLAUDE_HOST_NAME
 from bridge.wire.extension import EXTENSION_ID
 
 __all__ = [
     "ALLOWED_ORIGIN",
+    "BRIDGE_HOST",
     "BROWSERS",
+    "CLAUDE_HOST",
     "HOST_NAME",
+    "REPLACED_RECORD",
+    "HostKind",
     "InstallResult",
     "RegistryWriter",
     "WindowsRegistry",
     "add_arguments",
     "install",
     "manifest_path",
+    "registered_manifest",
     "run",
     "uninstall",
     "wrapper_path",
@@ -58,6 +74,57 @@ WRAPPER_NAME: Final = "bridge-native-host"
 WINDOWS_WRAPPER_NAME: Final = "bridge-native-host.bat"
 MANIFEST_MODE: Final = 0o644
 WRAPPER_MODE: Final = 0o755
+#: Beside bridge's wrapper: what installing bridge as the Claude extension's host replaced.
+REPLACED_RECORD: Final = "claude-host-replaced.json"
+RECORD_MODE: Final = 0o600
+
+
+@dataclass(frozen=True)
+class HostKind:
+    """One native host bridge registers: what the browser is told, and what the wrapper runs.
+
+    Both kinds share the layouts (which directory, which registry key): only these differ.
+    """
+
+    name: str
+    description: str
+    wrapper: str
+    windows_wrapper: str
+    module: str
+    origin: str  # the one extension allowed to start it: pinned, never a wildcard
+    label: str  # how ``InstallResult.describe`` names it
+    # Another program registers the same name (Claude's desktop tools do): what bridge
+    # replaces is kept to be put back, and a manifest not bridge's is never removed.
+    keeps_replaced: bool
+    flag: str  # the option that selects it, for the commands printed to the person
+
+    @property
+    def manifest_name(self) -> str:
+        return f"{self.name}.json"
+
+
+BRIDGE_HOST: Final = HostKind(
+    name=HOST_NAME,
+    description=DESCRIPTION,
+    wrapper=WRAPPER_NAME,
+    windows_wrapper=WINDOWS_WRAPPER_NAME,
+    module="bridge.link.native_host",
+    origin=ALLOWED_ORIGIN,
+    label="bridge's native messaging host",
+    keeps_replaced=False,
+    flag="",
+)
+CLAUDE_HOST: Final = HostKind(
+    name=CLAUDE_HOST_NAME,
+    description="bridge: the Claude extension's native host, run by bridge",
+    wrapper="bridge-claude-host",
+    windows_wrapper="bridge-claude-host.bat",
+    module="bridge.link.claude_host",
+    origin=CLAUDE_ALLOWED_ORIGIN,
+    label="bridge's native host for the Claude extension",
+    keeps_replaced=True,
+    flag="--claude-extension",
+)
 
 _LINUX_CONFIG_DIRS: Final[Mapping[str, tuple[str, ...]]] = {
     "chrome": ("google-chrome",),
@@ -147,18 +214,22 @@ class InstallResult:
     action: Literal["install", "uninstall"] = "install"
     # Other browsers whose registration still uses the shared files, so uninstall kept them.
     kept_for: tuple[str, ...] = ()
+    kind: HostKind = BRIDGE_HOST
+    # What was kept, put back or left alone (only for a kind that keeps what it replaces).
+    notes: tuple[str, ...] = ()
 
     def describe(self) -> str:
+        label = self.kind.label
         if self.action == "install":
             head = (
-                f"installed bridge's native messaging host for {self.browser}"
+                f"installed {label} for {self.browser}"
                 if self.changed
-                else f"bridge's native messaging host for {self.browser} was already installed"
+                else f"{label} for {self.browser} was already installed"
             )
         elif self.changed:
-            head = f"removed bridge's native messaging host for {self.browser}"
+            head = f"removed {label} for {self.browser}"
         else:
-            head = f"bridge's native messaging host for {self.browser} was not installed"
+            head = f"{label} for {self.browser} was not installed"
         lines = [head, f"  manifest: {self.manifest}", f"  wrapper:  {self.wrapper}"]
         if self.registry_key is not None:
             lines.append(f"  registry: {_HKCU}\\{self.registry_key}")
@@ -166,6 +237,7 @@ class InstallResult:
             lines.append(
                 "  kept the shared files: still registered for " + ", ".join(self.kept_for)
             )
+        lines.extend(f"  {note}" for note in self.notes)
         return "\n".join(lines)
 
 
@@ -195,6 +267,7 @@ def _layout(
     platform: str | None,
     home: Path | None,
     env: Mapping[str, str] | None,
+    kind: HostKind = BRIDGE_HOST,
 ) -> _Layout:
     _check_browser(browser)
     platform = sys.platform if platform is None else platform
@@ -211,21 +284,21 @@ def _layout(
         # Linux Chromium reads <user-data-dir>/NativeMessagingHosts; keeping the wrapper there
         # too means deleting a throwaway profile removes every trace of the install.
         hosts = user_data_dir.absolute() / "NativeMessagingHosts"
-        return _Layout(hosts / MANIFEST_NAME, hosts / WRAPPER_NAME, None, windows=False)
+        return _Layout(hosts / kind.manifest_name, hosts / kind.wrapper, None, windows=False)
     if windows:
         local = env.get("LOCALAPPDATA", "")
         base = Path(local) if local else home / "AppData" / "Local"
         data = base / "bridge"
-        key = f"Software\\{_WINDOWS_VENDORS[browser]}\\NativeMessagingHosts\\{HOST_NAME}"
-        return _Layout(data / MANIFEST_NAME, data / WINDOWS_WRAPPER_NAME, key, windows=True)
+        key = f"Software\\{_WINDOWS_VENDORS[browser]}\\NativeMessagingHosts\\{kind.name}"
+        return _Layout(data / kind.manifest_name, data / kind.windows_wrapper, key, windows=True)
     if platform == "darwin":
         support = home / "Library" / "Application Support"
         hosts = support.joinpath(*_MAC_SUPPORT_DIRS[browser], "NativeMessagingHosts")
-        return _Layout(hosts / MANIFEST_NAME, support / "bridge" / WRAPPER_NAME, None, False)
+        return _Layout(hosts / kind.manifest_name, support / "bridge" / kind.wrapper, None, False)
     config = _xdg_dir(env, "XDG_CONFIG_HOME", home / ".config")
     data_home = _xdg_dir(env, "XDG_DATA_HOME", home / ".local" / "share")
     hosts = config.joinpath(*_LINUX_CONFIG_DIRS[browser], "NativeMessagingHosts")
-    return _Layout(hosts / MANIFEST_NAME, data_home / "bridge" / WRAPPER_NAME, None, False)
+    return _Layout(hosts / kind.manifest_name, data_home / "bridge" / kind.wrapper, None, False)
 
 
 def manifest_path(
@@ -235,9 +308,10 @@ def manifest_path(
     platform: str | None = None,
     home: Path | None = None,
     env: Mapping[str, str] | None = None,
+    kind: HostKind = BRIDGE_HOST,
 ) -> Path:
     """Where the manifest for ``browser`` goes (on Windows: the file the registry names)."""
-    return _layout(browser, user_data_dir, platform, home, env).manifest
+    return _layout(browser, user_data_dir, platform, home, env, kind).manifest
 
 
 def wrapper_path(
@@ -247,34 +321,38 @@ def wrapper_path(
     platform: str | None = None,
     home: Path | None = None,
     env: Mapping[str, str] | None = None,
+    kind: HostKind = BRIDGE_HOST,
 ) -> Path:
     """Where the wrapper script the manifest points at goes."""
-    return _layout(browser, user_data_dir, platform, home, env).wrapper
+    return _layout(browser, user_data_dir, platform, home, env, kind).wrapper
 
 
-def _manifest_bytes(wrapper: Path) -> bytes:
+def _manifest_bytes(wrapper: Path, kind: HostKind = BRIDGE_HOST) -> bytes:
     manifest = {
-        "name": HOST_NAME,
-        "description": DESCRIPTION,
+        "name": kind.name,
+        "description": kind.description,
         "path": str(wrapper),
         "type": "stdio",
-        "allowed_origins": [ALLOWED_ORIGIN],
+        "allowed_origins": [kind.origin],
     }
     return (json.dumps(manifest, indent=2) + "\n").encode("utf-8")
 
 
-def _wrapper_bytes(python: str, windows: bool) -> bytes:
+def _wrapper_bytes(python: str, windows: bool, kind: HostKind = BRIDGE_HOST) -> bytes:
     if windows:
         if '"' in python:
             raise ValueError(f"a Windows path cannot contain a double quote: {python!r}")
         # In a batch file % starts a variable even inside quotes; %% is a literal one.
         quoted = '"' + python.replace("%", "%%") + '"'
-        return f"@echo off\r\n{quoted} -m bridge.link.native_host %*\r\n".encode()
+        # %* passes on what the browser passes: the caller's origin first.
+        return f"@echo off\r\n{quoted} -m {kind.module} %*\r\n".encode()
+    flag = f" {kind.flag}" if kind.flag else ""
+    purpose = "bridge's native host" if kind is BRIDGE_HOST else kind.label
     return (
         "#!/bin/sh\n"
-        "# Written by python -m bridge install-native-host: "
-        "Chrome starts this to run bridge's native host.\n"
-        f'exec {shlex.quote(python)} -m bridge.link.native_host "$@"\n'
+        f"# Written by python -m bridge install-native-host{flag}: "
+        f"Chrome starts this to run {purpose}.\n"
+        f'exec {shlex.quote(python)} -m {kind.module} "$@"\n'
     ).encode()
 
 
@@ -304,6 +382,15 @@ def _remove(path: Path) -> bool:
     return True
 
 
+def _absolute_python(python: str | None, windows: bool) -> str:
+    python = sys.executable if python is None else python
+    # Chrome starts the host with its own working directory and PATH, so only an absolute
+    # interpreter path reliably finds the same Python (and virtualenv) as this one.
+    if not python or not (ntpath.isabs(python) if windows else posixpath.isabs(python)):
+        raise ValueError(f"the Python interpreter must be an absolute path, not {python!r}")
+    return python
+
+
 def install(
     browser: str = "chrome",
     user_data_dir: Path | None = None,
@@ -313,26 +400,42 @@ def install(
     home: Path | None = None,
     env: Mapping[str, str] | None = None,
     registry: RegistryWriter | None = None,
+    kind: HostKind = BRIDGE_HOST,
 ) -> InstallResult:
-    """Write the wrapper, the manifest and (on Windows) the registry value; idempotent."""
-    layout = _layout(browser, user_data_dir, platform, home, env)
-    python = sys.executable if python is None else python
-    # Chrome starts the host with its own working directory and PATH, so only an absolute
-    # interpreter path reliably finds the same Python (and virtualenv) as this one.
-    if not python or not (ntpath.isabs(python) if layout.windows else posixpath.isabs(python)):
-        raise ValueError(f"the Python interpreter must be an absolute path, not {python!r}")
+    """Write the wrapper, the manifest and (on Windows) the registry value; idempotent.
+
+    For a kind that keeps what it replaces (the Claude extension's host), a registration of
+    that name that is not bridge's is first kept in the record beside the wrapper."""
+    layout = _layout(browser, user_data_dir, platform, home, env, kind)
+    python = _absolute_python(python, layout.windows)
+    if layout.registry_key is not None:
+        registry = WindowsRegistry() if registry is None else registry
+    manifest = _manifest_bytes(layout.wrapper, kind)
+    notes: tuple[str, ...] = ()
+    if kind.keeps_replaced:
+        _refuse_a_link(layout.manifest)
+        # Kept before anything is written: whatever fails after this, theirs is not lost.
+        undo = _undo_command(kind, browser, user_data_dir)
+        notes = _keep_replaced(layout, manifest, registry, undo)
     wrapper_mode = MANIFEST_MODE if layout.windows else WRAPPER_MODE
     # The wrapper before the manifest and the manifest before the registry: at no point does
     # a registration name a file that is not there yet.
-    changed = _put(layout.wrapper, _wrapper_bytes(python, layout.windows), wrapper_mode)
-    changed = _put(layout.manifest, _manifest_bytes(layout.wrapper), MANIFEST_MODE) or changed
+    changed = _put(layout.wrapper, _wrapper_bytes(python, layout.windows, kind), wrapper_mode)
+    changed = _put(layout.manifest, manifest, MANIFEST_MODE) or changed
     if layout.registry_key is not None:
-        registry = WindowsRegistry() if registry is None else registry
+        assert registry is not None
         if registry.read(layout.registry_key) != str(layout.manifest):
             registry.write(layout.registry_key, str(layout.manifest))
             changed = True
     return InstallResult(
-        browser, layout.manifest, layout.wrapper, layout.registry_key, changed, "install"
+        browser,
+        layout.manifest,
+        layout.wrapper,
+        layout.registry_key,
+        changed,
+        "install",
+        kind=kind,
+        notes=notes,
     )
 
 
@@ -343,21 +446,22 @@ def _still_used_by(
     home: Path | None,
     env: Mapping[str, str] | None,
     registry: RegistryWriter | None,
+    kind: HostKind = BRIDGE_HOST,
 ) -> tuple[str, ...]:
     """Other browsers registered through the same wrapper (or, on Windows, manifest)."""
     users = []
     for other in BROWSERS:
         if other == browser:
             continue
-        theirs = _layout(other, None, platform, home, env)
+        theirs = _layout(other, None, platform, home, env, kind)
         if theirs.registry_key is not None:
             assert registry is not None
             if registry.read(theirs.registry_key) == str(layout.manifest):
                 users.append(other)
             continue
         try:
-            named = json.loads(theirs.manifest.read_text(encoding="utf-8")).get("path")
-        except (OSError, ValueError, AttributeError):
+            named = _host_program(_read_manifest(theirs.manifest))
+        except OSError:
             continue
         if named == str(layout.wrapper):
             users.append(other)
@@ -372,15 +476,24 @@ def uninstall(
     home: Path | None = None,
     env: Mapping[str, str] | None = None,
     registry: RegistryWriter | None = None,
+    kind: HostKind = BRIDGE_HOST,
 ) -> InstallResult:
     """Remove this browser's registration; the files other browsers share stay if still used.
 
-    Directories are left alone: they may hold other hosts or the user's own files.
+    For a kind that keeps what it replaces, what install kept is put back instead, and a
+    registration that is no longer bridge's is left alone. Directories are left alone: they
+    may hold other hosts or the user's own files.
     """
-    layout = _layout(browser, user_data_dir, platform, home, env)
-    changed = False
+    layout = _layout(browser, user_data_dir, platform, home, env, kind)
     if layout.registry_key is not None:
         registry = WindowsRegistry() if registry is None else registry
+    if kind.keeps_replaced:
+        return _uninstall_restoring(
+            layout, browser, user_data_dir, platform, home, env, registry, kind
+        )
+    changed = False
+    if layout.registry_key is not None:
+        assert registry is not None
         # Registration first, files after: the browser never follows a key to a missing file.
         changed = registry.delete(layout.registry_key)
     # Without a user data dir the wrapper (and on Windows the manifest too) is one file for all
@@ -403,6 +516,322 @@ def uninstall(
         "uninstall",
         kept_for,
     )
+
+
+# What installing over another program's registration keeps, and how uninstall puts it back.
+# The record lives beside bridge's wrapper (for that layout), where the person finds it and
+# where it survives as long as bridge's registration does: one entry per manifest path (the
+# old bytes, base64, and mode) and, on Windows, one per registry key (the old default value,
+# or null when there was none).
+
+
+@dataclass(frozen=True)
+class _KeptFile:
+    data: bytes
+    mode: int
+    saved_at: str
+
+
+@dataclass(frozen=True)
+class _KeptValue:
+    value: str | None  # None: the key was not there
+    saved_at: str
+
+
+@dataclass
+class _Record:
+    path: Path
+    files: dict[str, _KeptFile]
+    values: dict[str, _KeptValue]
+
+
+def _record_path(layout: _Layout) -> Path:
+    return layout.wrapper.parent / REPLACED_RECORD
+
+
+def _unreadable_record(path: Path, why: object) -> ValueError:
+    return ValueError(
+        f"{path} is not a record bridge can read ({why}); it may hold the host bridge replaced, "
+        "to put back by hand: move it aside, then run again"
+    )
+
+
+def _read_record(path: Path) -> _Record:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return _Record(path, {}, {})
+    except UnicodeDecodeError as exc:
+        raise _unreadable_record(path, exc) from exc
+    try:
+        raw = json.loads(text)
+        files = {
+            str(name): _KeptFile(
+                base64.b64decode(entry["bytes_base64"], validate=True),
+                int(entry["mode"], 8),
+                str(entry["saved_at"]),
+            )
+            for name, entry in raw["manifests"].items()
+        }
+        values = {}
+        for key, entry in raw["registry"].items():
+            value = entry["value"]
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"the value of {key} is neither a string nor null")
+            values[str(key)] = _KeptValue(value, str(entry["saved_at"]))
+    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error) as exc:
+        raise _unreadable_record(path, exc) from exc
+    return _Record(path, files, values)
+
+
+def _write_record(record: _Record) -> None:
+    """Whole or not at all, the person's alone (0600); no record once nothing is kept."""
+    if not record.files and not record.values:
+        _remove(record.path)
+        return
+    document = {
+        "about": (
+            "what `bridge install-native-host --claude-extension` replaced; "
+            "`bridge install-native-host --claude-extension --uninstall` puts it back"
+        ),
+        "manifests": {
+            name: {
+                "manifest": name,
+                "bytes_base64": base64.b64encode(kept.data).decode("ascii"),
+                "mode": f"{kept.mode:04o}",
+                "saved_at": kept.saved_at,
+            }
+            for name, kept in record.files.items()
+        },
+        "registry": {
+            key: {"key": f"{_HKCU}\\{key}", "value": kept.value, "saved_at": kept.saved_at}
+            for key, kept in record.values.items()
+        },
+    }
+    record.path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(record.path, json.dumps(document, indent=2) + "\n", mode=RECORD_MODE)
+
+
+def _read_manifest(path: Path) -> tuple[bytes, int] | None:
+    """The file's bytes and permission bits, or None when it is not there."""
+    try:
+        return path.read_bytes(), stat.S_IMODE(path.stat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _host_program(found: tuple[bytes, int] | bytes | None) -> str | None:
+    """The ``path`` a manifest names, or None when it names none (or is not one)."""
+    data = found[0] if isinstance(found, tuple) else found
+    if data is None:
+        return None
+    try:
+        named = json.loads(data).get("path")
+    except (ValueError, AttributeError):
+        return None
+    return named if isinstance(named, str) else None
+
+
+def _is_ours(data: bytes, layout: _Layout, ours: bytes) -> bool:
+    """Bridge's manifest: exactly what bridge writes, or one naming bridge's wrapper (an
+    earlier bridge's wording): keeping that would put back a host that is gone."""
+    return data == ours or _host_program(data) == str(layout.wrapper)
+
+
+def _refuse_a_link(path: Path) -> None:
+    if path.is_symlink():
+        try:
+            target = f" (to {os.readlink(path)})"
+        except OSError:
+            target = ""
+        raise ValueError(
+            f"{path} is a symbolic link{target}: bridge neither writes through one nor over "
+            "one it could not put back exactly; put the file itself there (or remove the "
+            "link if nothing needs it), then run again"
+        )
+
+
+def _undo_command(kind: HostKind, browser: str, user_data_dir: Path | None) -> str:
+    parts = ["bridge", "install-native-host", kind.flag]
+    if browser != "chrome":
+        parts += ["--browser", browser]
+    if user_data_dir is not None:
+        parts += ["--user-data-dir", shlex.quote(str(user_data_dir))]
+    return " ".join([*parts, "--uninstall"])
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _keep_replaced(
+    layout: _Layout, ours: bytes, registry: RegistryWriter | None, undo: str
+) -> tuple[str, ...]:
+    """Keep what installing would replace in the record, unless it is bridge's own.
+
+    An entry already kept stays as it is while bridge's registration is in place (a rerun
+    changes nothing); a newer registration of theirs found later replaces it, since that is
+    the one the person had last. Absence never replaces a kept entry."""
+    record = _read_record(_record_path(layout))
+    changed = False
+    found = _read_manifest(layout.manifest)
+    name = str(layout.manifest)
+    if found is not None and not _is_ours(found[0], layout, ours):
+        kept = record.files.get(name)
+        if kept is None or (kept.data, kept.mode) != found:
+            record.files[name] = _KeptFile(found[0], found[1], _now())
+            changed = True
+    if layout.registry_key is not None:
+        assert registry is not None
+        key = layout.registry_key
+        value = registry.read(key)
+        kept_value = record.values.get(key)
+        if value != name and (
+            kept_value is None or (value is not None and kept_value.value != value)
+        ):
+            record.values[key] = _KeptValue(value, _now())
+            changed = True
+    if changed:
+        _write_record(record)
+    previous = _kept_hosts(layout, record)
+    if not previous:
+        return ()
+    return (
+        f"kept the previous host ({'; '.join(previous)}) in {record.path}; `{undo}` puts it back",
+    )
+
+
+def _kept_hosts(layout: _Layout, record: _Record) -> list[str]:
+    """What the kept registrations pointed at, for the person to recognise."""
+    previous = []
+    kept = record.files.get(str(layout.manifest))
+    if kept is not None:
+        previous.append(
+            _host_program(kept.data) or f"a manifest naming no program, {kept.mode:04o}"
+        )
+    value = record.values.get(layout.registry_key) if layout.registry_key else None
+    if value is not None and value.value is not None:
+        try:  # the manifest the old value names (not bridge's to touch), for its program
+            program = _host_program(_read_manifest(Path(value.value)))
+        except OSError:
+            program = None
+        previous.append(f"{program}, from {value.value}" if program else value.value)
+    return previous
+
+
+def _uninstall_restoring(
+    layout: _Layout,
+    browser: str,
+    user_data_dir: Path | None,
+    platform: str | None,
+    home: Path | None,
+    env: Mapping[str, str] | None,
+    registry: RegistryWriter | None,
+    kind: HostKind,
+) -> InstallResult:
+    """Put back what install kept; leave alone whatever is no longer bridge's."""
+    record = _read_record(_record_path(layout))
+    before = (dict(record.files), dict(record.values))
+    changed = False
+    notes: list[str] = []
+    if layout.registry_key is not None:
+        assert registry is not None
+        # Registration first, files after: the browser never follows a key to a missing file.
+        changed, note = _restore_value(layout, layout.registry_key, record, registry)
+        notes += note
+    kept_for = (
+        ()
+        if user_data_dir is not None
+        else _still_used_by(layout, browser, platform, home, env, registry, kind)
+    )
+    # On Windows the manifest is one file for every browser's key: it stays while one names it.
+    if not (layout.windows and kept_for):
+        restored, note = _restore_manifest(layout, record, _manifest_bytes(layout.wrapper, kind))
+        changed = restored or changed
+        notes += note
+    if not kept_for:
+        changed = _remove(layout.wrapper) or changed
+    # The record last: should anything above fail, a rerun still knows what to put back.
+    if (record.files, record.values) != before:
+        _write_record(record)
+    return InstallResult(
+        browser,
+        layout.manifest,
+        layout.wrapper,
+        layout.registry_key,
+        changed,
+        "uninstall",
+        kept_for,
+        kind=kind,
+        notes=tuple(notes),
+    )
+
+
+def _restore_value(
+    layout: _Layout, key: str, record: _Record, registry: RegistryWriter
+) -> tuple[bool, list[str]]:
+    """The key's default value as it was before bridge's (or no key, if there was none)."""
+    value = registry.read(key)
+    kept = record.values.get(key)
+    old = None if kept is None else kept.value
+    where = f"{_HKCU}\\{key}"
+    if value is not None and value != str(layout.manifest):
+        if value == old:
+            record.values.pop(key)  # theirs is back already: nothing left to put back
+            return False, [f"{where} names {value} again (not bridge's): left it alone"]
+        stays = f"; what bridge replaced stays in {record.path}" if old is not None else ""
+        return False, [f"{where} names {value} now, not bridge's manifest: left it alone{stays}"]
+    # Bridge's value, or none at all (bridge's key removed by hand): theirs goes back.
+    record.values.pop(key, None)
+    if old is not None:
+        registry.write(key, old)
+        return True, [f"put back {where}: {old}"]
+    return (registry.delete(key) if value is not None else False), []
+
+
+def _restore_manifest(layout: _Layout, record: _Record, ours: bytes) -> tuple[bool, list[str]]:
+    """The manifest as it was before bridge's: the kept bytes and mode, or no file."""
+    path = layout.manifest
+    kept = record.files.get(str(path))
+    stays = f"; what bridge replaced stays in {record.path}" if kept is not None else ""
+    if path.is_symlink():
+        return False, [f"{path} is a symbolic link, not bridge's manifest: left it alone{stays}"]
+    found = _read_manifest(path)
+    if found is not None and not _is_ours(found[0], layout, ours):
+        program = _host_program(found) or "no program"
+        if kept is not None and (kept.data, kept.mode) == found:
+            record.files.pop(str(path))  # theirs is back already, exactly
+            return False, [f"{path} is the previous host's again ({program}): left it alone"]
+        return False, [f"{path} is no longer bridge's (it names {program}): left it alone{stays}"]
+    if kept is None:
+        return _remove(path), []
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, kept.data, mode=kept.mode)
+    del record.files[str(path)]
+    program = _host_program(kept.data) or "a manifest naming no program"
+    return True, [f"put back the previous host ({program}) at {path}"]
+
+
+def registered_manifest(
+    browser: str,
+    kind: HostKind = BRIDGE_HOST,
+    *,
+    platform: str | None = None,
+    home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    registry: RegistryWriter | None = None,
+) -> Path | None:
+    """The manifest the browser reads for ``kind``'s name, whoever wrote it; None if none.
+
+    On Windows it is whatever file the registry names, which for another program's host is
+    not bridge's manifest path."""
+    layout = _layout(browser, None, platform, home, env, kind)
+    if layout.registry_key is not None:
+        registry = WindowsRegistry() if registry is None else registry
+        value = registry.read(layout.registry_key)
+        return None if value is None else Path(value)
+    path = layout.manifest
+    return path if path.exists() or path.is_symlink() else None
 
 
 def registered_anywhere() -> bool:
@@ -443,6 +872,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="remove the registration instead of writing it",
     )
+    parser.add_argument(
+        "--claude-extension",
+        action="store_true",
+        help="be the native host of the official Claude extension instead (the name Claude's "
+        "own desktop tools register: theirs is kept, and --uninstall puts it back)",
+    )
 
 
 def run(
@@ -454,6 +889,7 @@ def run(
     registry: RegistryWriter | None = None,
 ) -> int:
     """Install or uninstall as ``args`` say; print what was done. The keywords are for tests."""
+    kind = CLAUDE_HOST if getattr(args, "claude_extension", False) else BRIDGE_HOST
     try:
         if args.uninstall:
             result = uninstall(
@@ -463,6 +899,7 @@ def run(
                 home=home,
                 env=env,
                 registry=registry,
+                kind=kind,
             )
         else:
             result = install(
@@ -472,6 +909,7 @@ def run(
                 home=home,
                 env=env,
                 registry=registry,
+                kind=kind,
             )
     except ValueError as exc:
         print(f"install-native-host: {exc}", file=sys.stderr)

@@ -71,6 +71,85 @@ def test_native_host_registrations_are_checked(
     assert broken.ok is False and "install-native-host" in broken.fix
 
 
+CLAUDE = native_install.CLAUDE_HOST
+CLAUDE_ID = "fcoeoabgfenejglbffodgkkbkcdhcgfn"
+
+
+def _claude_manifest(path: Path, program: str, origins: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = {"name": CLAUDE.name, "path": program, "type": "stdio", "allowed_origins": origins}
+    path.write_text(json.dumps(body), encoding="utf-8")
+
+
+def test_claude_host_not_registered_is_fine(tmp_path: Path) -> None:
+    found = doctor.check_claude_host(platform="linux", home=tmp_path, env={})
+    assert found == Check(
+        "Claude extension host", True, "not registered (bridge's own extension is used)"
+    )
+
+
+def test_claude_host_names_bridge_s_and_another_program_s(tmp_path: Path) -> None:
+    where = {"platform": "linux", "home": tmp_path, "env": {}}
+    chrome = native_install.manifest_path("chrome", **where, kind=CLAUDE)
+    origin = f"chrome-extension://{CLAUDE_ID}/"
+    _claude_manifest(chrome, "/home/u/.claude/chrome/chrome-native-host", [origin])
+    edge = native_install.manifest_path("edge", **where, kind=CLAUDE)
+    _claude_manifest(edge, "/opt/other/host", ["chrome-extension://abcdefghijklmnop/"])
+    brave = native_install.install("brave", python="/usr/bin/python3", **where, kind=CLAUDE)
+
+    found = doctor.check_claude_host(**where)
+    assert found.ok is True  # Claude Code's host being registered is never a failure
+    assert found.detail.split("; ") == [
+        "chrome: another program's host (/home/u/.claude/chrome/chrome-native-host) "
+        f"for the Claude extension ({CLAUDE_ID})",
+        "edge: another program's host (/opt/other/host) for chrome-extension://abcdefghijklmnop/",
+        f"brave: bridge's host ({brave.wrapper}) for the Claude extension ({CLAUDE_ID})",
+    ]
+
+    brave.wrapper.unlink()  # bridge's registration pointing at nothing
+    broken = doctor.check_claude_host(**where)
+    assert broken.ok is False
+    assert f"brave: bridge's wrapper {brave.wrapper} missing or not executable" in broken.detail
+    assert "--claude-extension" in broken.fix
+
+
+def test_claude_host_unreadable_manifest_is_shown_not_failed(tmp_path: Path) -> None:
+    where = {"platform": "linux", "home": tmp_path, "env": {}}
+    chrome = native_install.manifest_path("chrome", **where, kind=CLAUDE)
+    chrome.parent.mkdir(parents=True)
+    chrome.write_text("{not json", encoding="utf-8")
+    found = doctor.check_claude_host(**where)
+    assert found.ok is None
+    assert found.detail == f"chrome: unreadable manifest {chrome}"
+
+
+class _Registry:
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = values
+
+    def read(self, key: str) -> str | None:
+        return self.values.get(key)
+
+    def write(self, key: str, value: str) -> None:
+        self.values[key] = value
+
+    def delete(self, key: str) -> bool:
+        return self.values.pop(key, None) is not None
+
+
+def test_claude_host_on_windows_follows_the_registry(tmp_path: Path) -> None:
+    theirs = tmp_path / "Claude" / f"{CLAUDE.name}.json"
+    _claude_manifest(theirs, "C:\\Claude\\host.bat", [f"chrome-extension://{CLAUDE_ID}/"])
+    key = f"Software\\Google\\Chrome\\NativeMessagingHosts\\{CLAUDE.name}"
+    registry = _Registry({key: str(theirs)})
+    found = doctor.check_claude_host(platform="win32", home=tmp_path, env={}, registry=registry)
+    assert found.ok is True
+    assert found.detail == (
+        f"chrome: another program's host (C:\\Claude\\host.bat) "
+        f"for the Claude extension ({CLAUDE_ID})"
+    )
+
+
 async def _doctor(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
