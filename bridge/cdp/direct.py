@@ -81,7 +81,9 @@ class CdpPipe:
                 msg = json.loads(raw[:-1])
                 if "id" not in msg:
                     for view in list(self.views):
-                        view._event(msg.get("method", ""), msg.get("params", {}))
+                        view._event(
+                            msg.get("method", ""), msg.get("params", {}), msg.get("sessionId")
+                        )
                     continue
                 fut = self._pending.pop(msg["id"], None)
                 if fut is not None and not fut.done():
@@ -122,6 +124,8 @@ class DirectCdp:
         self._waiters: list[
             tuple[str, Callable[[dict[str, Any]], bool], asyncio.Future[dict[str, Any]]]
         ] = []
+        #: Listeners of every event: (method, params, session id or None).
+        self._listeners: list[Callable[[str, dict[str, Any], str | None], None]] = []
 
     async def __aenter__(self) -> DirectCdp:
         if self._pipe is not None:
@@ -147,7 +151,7 @@ class DirectCdp:
             async for frame in self._ws:
                 msg = json.loads(frame)
                 if "id" not in msg:
-                    self._event(msg.get("method", ""), msg.get("params", {}))
+                    self._event(msg.get("method", ""), msg.get("params", {}), msg.get("sessionId"))
                     continue
                 fut = self._pending.pop(msg["id"], None)
                 if fut is not None and not fut.done():
@@ -181,7 +185,9 @@ class DirectCdp:
         finally:
             self._pending.pop(request_id, None)
 
-    def _event(self, method: str, params: dict[str, Any]) -> None:
+    def _event(self, method: str, params: dict[str, Any], session_id: str | None = None) -> None:
+        for listener in list(self._listeners):
+            listener(method, params, session_id)
         for waiter in list(self._waiters):
             wanted, predicate, fut = waiter
             if fut.done():  # cancelled by its waiter
@@ -198,6 +204,15 @@ class DirectCdp:
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiters.append((method, predicate, fut))
         return fut
+
+    def listen(
+        self, listener: Callable[[str, dict[str, Any], str | None], None]
+    ) -> Callable[[], None]:
+        """Call ``listener(method, params, session_id)`` for every event (a flat session's
+        events carry its id; the browser's own carry None) until the returned function is
+        called."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     async def targets(self, kind: str | None = None) -> list[dict[str, Any]]:
         infos: list[dict[str, Any]] = (await self.call("Target.getTargets"))["targetInfos"]
