@@ -403,8 +403,10 @@ class FakeClaudeExtension:
     # -- the MCP tab group ---------------------------------------------------------------
 
     async def _create_tab(self) -> _Tab:
+        # A window of its own: the extension acts in the group's shown tab, and a hidden tab
+        # of a shared window would hold input events back (the renderer draws no frames).
         created = await self.cdp.call(
-            "Target.createTarget", {"url": "about:blank", "background": True, "newWindow": False}
+            "Target.createTarget", {"url": "about:blank", "background": True, "newWindow": True}
         )
         target_id = str(created["targetId"])
         session = await self.cdp.attach(target_id)

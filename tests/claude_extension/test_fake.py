@@ -7,13 +7,13 @@ and ``get_status``, and writes to the fake whatever the test tells it to through
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import re
 import sys
 import textwrap
-from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +26,6 @@ from tests.claude_extension.fake import (
     FakeClaudeExtension,
     ManifestRefused,
 )
-from tests.local_http import serve_http
-
-PAGES = Path(__file__).with_name("pages")
 
 STAND_IN_HOST = textwrap.dedent(
     """\
@@ -60,33 +57,6 @@ STAND_IN_HOST = textwrap.dedent(
             sys.stdout.buffer.flush()
     """
 )
-
-
-class _Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        path = self.path.split("?")[0]
-        if path.startswith("/api/"):
-            body, kind = b'{"ok": true}', "application/json"
-        else:
-            file = PAGES / path.lstrip("/")
-            if file.parent != PAGES or not file.is_file():
-                self.send_error(404)
-                return
-            body, kind = file.read_bytes(), "text/html; charset=utf-8"
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
-    for url, _ in serve_http(_Pages):
-        yield url
 
 
 def _host_script(folder: Path) -> Path:
@@ -306,7 +276,11 @@ async def test_a_closed_tab_is_not_found(fake: FakeClaudeExtension, direct_cdp: 
     assert tab_id in [t["tabId"] for t in context["result"]["tabContext"]["availableTabs"]]
     ours = next(t for t in fake._tabs.values() if t.tab_id == tab_id)
     assert ours.target_id in targets
+    detached = direct_cdp.expect_event(
+        "Target.detachedFromTarget", lambda p: p.get("targetId") == ours.target_id
+    )
     await direct_cdp.call("Target.closeTarget", {"targetId": ours.target_id})
+    await asyncio.wait_for(detached, 30)  # closing is asynchronous: wait for its event
     answer = await tool(fake, "computer", action="screenshot", tabId=tab_id)
     assert "Tab not found" in error_of(answer)
 
