@@ -35,6 +35,7 @@ from bridge.app.launcher import find_browser
 from bridge.app.runtime import Runtime, options_from_args
 from bridge.errors import BridgeError
 from bridge.link import native_install
+from bridge.link.claude_host import HOSTS_ROOM
 from bridge.link.local_ipc import endpoint_files, probe
 from bridge.link.registry import runtime_dir
 from bridge.link.tokens import token_file_problem
@@ -154,18 +155,21 @@ async def check_runtime_dir() -> Check:
         path = runtime_dir()
     except OSError as exc:
         return Check("runtime directory", False, str(exc), "set BRIDGE_RUNTIME_DIR")
-    endpoints = [(room, p) for room in ("relays", "hosts") for p in endpoint_files(path / room)]
+    rooms = ("relays", "hosts", HOSTS_ROOM)
+    endpoints = [(room, p) for room in rooms for p in endpoint_files(path / room)]
     secret = existing_secret() if any(p.suffix == ".port" for _, p in endpoints) else None
     verdicts = await asyncio.gather(
         *(probe(p, secret=secret, timeout=_PROBE_S) for _, p in endpoints)
     )
     relays: list[str] = []
-    hosts = stale = 0
+    hosts = claude_hosts = stale = 0
     unknown: list[str] = []
     for (room, p), (verdict, why) in zip(endpoints, verdicts, strict=True):
         if verdict == "live":
             if room == "relays":
                 relays.append(p.stem)
+            elif room == HOSTS_ROOM:
+                claude_hosts += 1
             else:
                 hosts += 1
         elif verdict == "stale":
@@ -179,6 +183,7 @@ async def check_runtime_dir() -> Check:
         f"{path}{mode}: {len(relays)} relay(s) registered"
         + (f" on {', '.join(sorted(relays))}" if relays else "")
         + f", {hosts} native host(s) running"
+        + (f", {claude_hosts} Claude extension host(s) running" if claude_hosts else "")
     )
     if stale:
         detail += f"; removed {stale} stale endpoint file(s) (their owners had ended)"

@@ -338,3 +338,18 @@ async def test_a_port_file_without_the_secret_is_shown_not_removed(
     found = await doctor.check_runtime_dir()
     assert found.ok is None and "not checked: relays/19222.port" in found.detail
     assert "BRIDGE_TRUST_DIR" in found.fix and kept.exists()
+
+
+async def test_a_running_claude_extension_host_is_counted(fresh_runtime: Path) -> None:
+    """bridge's host for the Claude extension registers in the same directory."""
+    await doctor.check_runtime_dir()
+    (fresh_runtime / "claude-hosts").mkdir(mode=0o700)
+    live = socket.socket(socket.AF_UNIX)
+    live.bind(str(fresh_runtime / "claude-hosts" / "4242.sock"))
+    live.listen()
+    try:
+        found = await doctor.check_runtime_dir()
+    finally:
+        live.close()
+    assert found.ok is True
+    assert found.detail.endswith(", 0 native host(s) running, 1 Claude extension host(s) running")
