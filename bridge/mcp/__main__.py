@@ -344,7 +344,7 @@ async def _serve_claude(
 ) -> int:
     """``--link claude``: no relay and no extension of bridge's; the browser tools go to the
     Claude extension's native host, met in the runtime directory."""
-    browser = claude_browser(connect_timeout=scaled(10.0))
+    browser = claude_browser(connect_timeout=scaled(10.0), allow_file_urls=args.allow_file_urls)
     try:
         hub = await browser.__aenter__()
     except (BridgeError, OSError, ValueError) as exc:

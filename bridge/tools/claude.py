@@ -25,6 +25,7 @@ from bridge.errors import ClaudeToolError, NotOverClaudeExtension, TabClosed
 from bridge.link.claude_link import ClaudeConnector, ClaudeLink
 from bridge.link.registry import runtime_dir
 from bridge.link.trust_root import load_secret
+from bridge.policy.urls import check_navigable
 from bridge.tools.action_report import ActionReport
 from bridge.tools.operations.client import NoCurrentTab
 from bridge.wire.claude import ClaudeReply, tab_id_from_text
@@ -104,9 +105,18 @@ def ref_points(snapshot: str) -> dict[str, tuple[float, float]]:
 class ClaudeToolHub:
     """The browser tools of one process over the Claude extension: each client's view."""
 
-    def __init__(self, connector: ClaudeConnector, *, connect_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        connector: ClaudeConnector,
+        *,
+        connect_timeout: float = 10.0,
+        allow_file_urls: bool = False,
+    ) -> None:
         self.connector = connector
         self.connect_timeout = connect_timeout
+        #: The same URL rules as over bridge's own link (bridge.policy.urls): no
+        #: javascript:, chrome:, extension pages, or file: without --allow-file-urls.
+        self.allow_file_urls = allow_file_urls
         self._clients: dict[str, ClaudeTools] = {}
         #: The last read_page answer per tab: refs' points for drags.
         self.points: dict[int, dict[str, tuple[float, float]]] = {}
@@ -186,7 +196,11 @@ class ClaudeTools:
 
     # -- navigation and tabs --------------------------------------------------------------
 
+    def _checked(self, url: str) -> str:
+        return check_navigable(url, allow_file=self.hub.allow_file_urls)
+
     async def _new_tab(self, url: str | None) -> int:
+        url = self._checked(url) if url else None
         reply = await self._call("tabs_create", {})
         tab_id = tab_id_from_text(reply.text)
         if tab_id is None and reply.tab_context is not None:
@@ -199,6 +213,7 @@ class ClaudeTools:
         return tab_id
 
     async def navigate(self, url: str, tab: int | None = None) -> ActionReport:
+        url = self._checked(url)
         if tab is None and self.current is None:
             tab_id = await self._new_tab(url)
             return self._report(f"Navigated to {url}", tab_id, ("", ""))
@@ -488,7 +503,10 @@ class ClaudeTools:
 
 @contextlib.asynccontextmanager
 async def claude_browser(
-    *, connect_timeout: float = 10.0, directory: Path | None = None
+    *,
+    connect_timeout: float = 10.0,
+    directory: Path | None = None,
+    allow_file_urls: bool = False,
 ) -> AsyncIterator[ClaudeToolHub]:
     """The browser tools over the Claude extension, from Python::
 
@@ -506,6 +524,8 @@ async def claude_browser(
     )
     await connector.start()
     try:
-        yield ClaudeToolHub(connector, connect_timeout=connect_timeout)
+        yield ClaudeToolHub(
+            connector, connect_timeout=connect_timeout, allow_file_urls=allow_file_urls
+        )
     finally:
         await connector.stop()

@@ -16,6 +16,7 @@ import pytest
 
 from bridge.errors import ClaudeToolError, NotOverClaudeExtension, TabClosed
 from bridge.link.claude_link import ClaudeConnector
+from bridge.policy.urls import UrlRefused
 from bridge.tools.claude import NOT_CARRIED, ClaudeToolHub, ClaudeTools, key_chord, ref_points
 from bridge.tools.operations.client import NoCurrentTab
 from bridge.wire.claude import ClaudeReply, parse_tool_response
@@ -211,6 +212,20 @@ async def test_tabs_are_the_extensions_tab_group() -> None:
     with pytest.raises(ValueError, match="not in the Claude extension's tab group"):
         await tools.tabs("select", tab=8)
     assert (await tools.tabs("select", tab=7))["tab"] == 7 and tools.current == 7
+
+
+async def test_urls_follow_the_same_rules_as_over_bridges_own_link() -> None:
+    """A page the agent reads must not talk it into a javascript: or chrome: URL here either."""
+    tools, link = tools_for(lambda tool, args: ok("x"))
+    tools.current = 5
+    for url in ("javascript:alert(1)", "chrome://settings", "file:///etc/passwd"):
+        with pytest.raises(UrlRefused):
+            await tools.navigate(url)
+        with pytest.raises(UrlRefused):
+            await tools.tabs("new", url=url)
+    assert link.calls == []
+    await tools.navigate("example.com")  # a bare host is https, as over bridge's own link
+    assert link.calls == [("navigate", {"url": "https://example.com", "tabId": 5})]
 
 
 async def test_network_requests_are_filtered_by_the_regex_here() -> None:
