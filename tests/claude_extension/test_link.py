@@ -171,6 +171,7 @@ async def test_what_the_link_cannot_carry_fails_clearly_before_reaching_the_exte
     assert len(extension.handled) == sent
 
 
+@pytest.mark.reliability(48)
 async def test_the_extension_going_away_ends_a_waiting_call_at_once(
     tools: ClaudeTools, extension: FakeClaudeExtension, site: str
 ) -> None:

@@ -165,6 +165,7 @@ async def test_calls_go_one_at_a_time_and_answers_reach_their_callers(
     assert (await first).text == "one" and (await second).text == "two"
 
 
+@pytest.mark.reliability(47)
 async def test_the_queue_sends_the_next_request_only_once_the_one_before_is_answered() -> None:
     """Answers carry no id: a second request must not reach the extension before the first
     one's answer, or the answers could not be told apart."""
@@ -191,6 +192,7 @@ async def test_the_queue_sends_the_next_request_only_once_the_one_before_is_answ
         await second
 
 
+@pytest.mark.reliability(47)
 async def test_a_late_answer_is_dropped_instead_of_reaching_the_next_caller(
     extension: Extension, connector: ClaudeConnector
 ) -> None:
@@ -216,6 +218,7 @@ async def test_an_error_answer_is_read_as_the_tools_error(
     assert (await calling).error == "Tab not found"
 
 
+@pytest.mark.reliability(48)
 async def test_the_extension_leaving_fails_a_waiting_call_at_once(
     extension: Extension, connector: ClaudeConnector
 ) -> None:
@@ -232,6 +235,7 @@ async def test_the_extension_leaving_fails_a_waiting_call_at_once(
         await connector.connect(timeout=0.2)
 
 
+@pytest.mark.reliability(45)
 async def test_a_caller_other_than_the_claude_extension_is_refused(runtime: Path) -> None:
     ext = await start_host(runtime, origin="chrome-extension://abcdefghijklmnopabcdefghijklmnop/")
     assert ext.process.stdout is not None
@@ -242,6 +246,7 @@ async def test_a_caller_other_than_the_claude_extension_is_refused(runtime: Path
     assert check_origin([CLAUDE_ALLOWED_ORIGIN, "--parent-window=0"]) is None
 
 
+@pytest.mark.reliability(46)
 async def test_over_tcp_a_listener_without_the_secret_is_never_taken_for_the_host(
     runtime: Path,
 ) -> None:

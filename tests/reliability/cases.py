@@ -150,6 +150,23 @@ CASES: dict[int, tuple[str, str]] = {
         "The test browser's own DevTools",
         "a pipe only the test process holds, no port anyone on the machine could drive it through",
     ),
+    45: (
+        "A program other than the Claude extension starts bridge's Claude host",
+        "the host refuses any other caller origin and exits without a byte; the manifest names "
+        "only that extension",
+    ),
+    46: (
+        "A local process squats a Claude host's endpoint (Windows' loopback TCP)",
+        "it cannot prove the person's secret: refused, its endpoint file removed, no call sent",
+    ),
+    47: (
+        "The Claude extension answers a tool after its caller gave up",
+        "the late answer is dropped, never handed to the next caller (its answers carry no id)",
+    ),
+    48: (
+        "The Claude extension goes away during a call",
+        "the call fails at once with extension_disconnected, not at its deadline",
+    ),
 }
 
 NOTES: dict[int, str] = {
