@@ -506,9 +506,18 @@ class FakeClaudeExtension:
 
     async def _gif_frame(self, tab_id: int | None) -> None:
         tab = self._tabs.get(tab_id) if tab_id is not None else None
-        if tab is not None and not tab.closed:
-            with contextlib.suppress(Exception):
-                self.gif_frames.append(await self._screenshot(tab))
+        if tab is None or tab.closed:
+            return
+        # A page between documents (after a click on a link) may refuse a screenshot, or
+        # leave it unanswered: tried again for up to 5 s, each try bounded.
+        deadline = asyncio.get_running_loop().time() + 5
+        while asyncio.get_running_loop().time() < deadline:
+            try:
+                async with asyncio.timeout(1):
+                    self.gif_frames.append(await self._screenshot(tab))
+                return
+            except Exception:
+                await asyncio.sleep(0.1)
 
     def _store_image(self, png: bytes) -> str:
         image_id = f"screenshot_{self._next_image}"
