@@ -18,12 +18,14 @@ import re
 import shutil
 import struct
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from bridge.cdp.direct import DirectCdp
+from tests.claude_extension.gif import pngs_to_gif
 
 __all__ = [
     "CLAUDE_EXTENSION_ID",
@@ -110,11 +112,19 @@ class FakeClaudeExtension:
     """Chrome plus the Claude extension, as seen by their native host (see module doc)."""
 
     def __init__(
-        self, cdp: DirectCdp, host_command: list[str], env: dict[str, str] | None = None
+        self,
+        cdp: DirectCdp,
+        host_command: list[str],
+        env: dict[str, str] | None = None,
+        *,
+        downloads: Path | None = None,
     ) -> None:
         self.cdp = cdp
         self.host_command = list(host_command)
         self.env = env
+        #: Chrome's download folder (``gif_creator`` export with ``download: true``); by
+        #: default a temporary one, made by ``start`` and removed by ``stop``.
+        self.downloads = downloads
         #: Every message the host sent, in order (an unreadable one as {"type": "invalid"}).
         self.received: list[dict[str, Any]] = []
         #: The host's stderr, line by line.
@@ -147,7 +157,12 @@ class FakeClaudeExtension:
 
     @classmethod
     def from_manifest(
-        cls, manifest: Path, cdp: DirectCdp, env: dict[str, str] | None = None
+        cls,
+        manifest: Path,
+        cdp: DirectCdp,
+        env: dict[str, str] | None = None,
+        *,
+        downloads: Path | None = None,
     ) -> FakeClaudeExtension:
         """The host a native-messaging manifest names, refused as Chrome refuses it: not
         stdio, or the Claude extension's origin not among its ``allowed_origins``."""
@@ -165,12 +180,15 @@ class FakeClaudeExtension:
         host = Path(path)
         if not host.is_absolute():  # Chrome: relative to the manifest's directory (Windows)
             host = Path(manifest).parent / host
-        return cls(cdp, [str(host)], env)
+        return cls(cdp, [str(host)], env, downloads=downloads)
 
     async def start(self, timeout: float = 10.0) -> None:
         """Spawn the host (argv: command + the extension's origin), send ``ping`` and
         ``get_status`` as the extension does, and wait for ``pong`` and ``status_response``."""
         self._tmp = Path(tempfile.mkdtemp(prefix="fake-claude-"))
+        if self.downloads is None:
+            self.downloads = self._tmp / "downloads"
+        self.downloads.mkdir(parents=True, exist_ok=True)
         self._unlisten = self.cdp.listen(self._on_cdp_event)
         self._proc = await asyncio.create_subprocess_exec(
             *self.host_command,
@@ -221,7 +239,10 @@ class FakeClaudeExtension:
                     await self.cdp.call("Target.closeTarget", {"targetId": tab.target_id})
                 tab.closed = True
         if self._tmp is not None:
+            if self.downloads is not None and self.downloads.is_relative_to(self._tmp):
+                self.downloads = None  # the default folder goes with the rest
             shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
         return code
 
     async def __aenter__(self) -> FakeClaudeExtension:
@@ -506,9 +527,18 @@ class FakeClaudeExtension:
 
     async def _gif_frame(self, tab_id: int | None) -> None:
         tab = self._tabs.get(tab_id) if tab_id is not None else None
-        if tab is not None and not tab.closed:
-            with contextlib.suppress(Exception):
-                self.gif_frames.append(await self._screenshot(tab))
+        if tab is None or tab.closed:
+            return
+        # A page between documents (after a click on a link) may refuse a screenshot, or
+        # leave it unanswered: tried again for up to 5 s, each try bounded.
+        deadline = asyncio.get_running_loop().time() + 5
+        while asyncio.get_running_loop().time() < deadline:
+            try:
+                async with asyncio.timeout(1):
+                    self.gif_frames.append(await self._screenshot(tab))
+                return
+            except Exception:
+                await asyncio.sleep(0.1)
 
     def _store_image(self, png: bytes) -> str:
         image_id = f"screenshot_{self._next_image}"
@@ -862,8 +892,35 @@ class FakeClaudeExtension:
             self.gif_frames.clear()
             return [_text("Cleared recorded frames")], tab.tab_id
         if action == "export":
-            raise ToolError("gif export not implemented in the fake")
+            return [_text(await self._export_gif(args))], tab.tab_id
         raise ToolError(f"Unknown gif_creator action: {action!r}")
+
+    async def _export_gif(self, args: dict[str, Any]) -> str:
+        if not args.get("download"):
+            raise ToolError(
+                "gif export by drag & drop (coordinate) is not implemented in the fake: "
+                "use download: true"
+            )
+        filename = args.get("filename") or f"recording-{int(time.time() * 1000)}.gif"
+        bad = not isinstance(filename, str) or filename in (".", "..")
+        if bad or re.search(r"[/\\\0]", filename):
+            raise ToolError(f"Invalid filename for the GIF: {filename!r} (no path separators)")
+        if not self.gif_frames:
+            raise ToolError("no frames recorded: start_recording, then act, then export")
+        frames = list(self.gif_frames)
+        data = await asyncio.to_thread(pngs_to_gif, frames)
+        assert self.downloads is not None, "start() first"
+        path = self.downloads / filename
+        stem, suffix, n = path.stem, path.suffix, 0
+        while path.exists():  # as Chrome's downloads: "name (1).gif"
+            n += 1
+            path = self.downloads / f"{stem} ({n}){suffix}"
+        path.write_bytes(data)
+        width, height = struct.unpack("<HH", data[6:10])
+        return (
+            f"Exported GIF {path.name} ({len(frames)} frames, {width}×{height}, "
+            f"{len(data)} bytes) to downloads"
+        )
 
 
 def _text(text: str) -> dict[str, str]:

@@ -26,6 +26,7 @@ from tests.claude_extension.fake import (
     FakeClaudeExtension,
     ManifestRefused,
 )
+from tests.claude_extension.test_gif import decode_gif
 
 STAND_IN_HOST = textwrap.dedent(
     """\
@@ -228,6 +229,81 @@ async def test_screenshot_is_png_and_uploads_to_a_file_input(
     )
     uploaded = "const f = document.getElementById('file').files[0]; f.name + ':' + f.type"
     assert await js(fake, tab_id, uploaded) == "shot.png:image/png"
+
+
+async def test_gif_recording_exported_as_a_download(fake: FakeClaudeExtension, site: str) -> None:
+    tab_id = await open_tab(fake, f"{site}/form.html")
+    nothing = await tool(fake, "gif_creator", action="export", download=True, tabId=tab_id)
+    assert "no frames recorded" in error_of(nothing)
+    await tool(fake, "gif_creator", action="start_recording", tabId=tab_id)
+    tree = text_of(await tool(fake, "read_page", tabId=tab_id, filter="interactive"))
+    await tool(
+        fake, "computer", action="left_click", ref=ref_of(tree, "button", "Go"), tabId=tab_id
+    )
+    await tool(fake, "computer", action="key", text="Tab", tabId=tab_id)
+    await tool(fake, "computer", action="left_click", coordinate=[10, 10], tabId=tab_id)  # a link
+    stopped = await tool(fake, "gif_creator", action="stop_recording", tabId=tab_id)
+    assert "(3 frames)" in text_of(stopped)
+    assert fake.downloads is not None
+    answer = await tool(
+        fake, "gif_creator", action="export", download=True, filename="flow.gif", tabId=tab_id
+    )
+    match = re.fullmatch(
+        r"Exported GIF flow\.gif \(3 frames, (\d+)×(\d+), (\d+) bytes\) .*", text_of(answer)
+    )
+    assert match, text_of(answer)
+    data = (fake.downloads / "flow.gif").read_bytes()
+    gif = decode_gif(data)
+    assert data.startswith(b"GIF89a") and len(gif.frames) == 3 and gif.loops == 0
+    assert (gif.width, gif.height, len(data)) == tuple(int(g) for g in match.groups())
+    again = text_of(await tool(fake, "gif_creator", action="export", download=True, tabId=tab_id))
+    named = re.search(r"Exported GIF (recording-\d+\.gif) \(3 frames", again)
+    assert named and (fake.downloads / named.group(1)).is_file(), again
+    for bad in ("../escape.gif", "sub/dir.gif", "back\\slash.gif"):
+        refused = await tool(
+            fake, "gif_creator", action="export", download=True, filename=bad, tabId=tab_id
+        )
+        assert "no path separators" in error_of(refused)
+    dropped = await tool(fake, "gif_creator", action="export", coordinate=[5, 5], tabId=tab_id)
+    assert "not implemented in the fake" in error_of(dropped)
+    await tool(fake, "gif_creator", action="clear", tabId=tab_id)
+    assert fake.gif_frames == []
+    cleared = await tool(fake, "gif_creator", action="export", download=True, tabId=tab_id)
+    assert "no frames recorded" in error_of(cleared)
+    assert sorted(p.name for p in fake.downloads.iterdir()) == sorted(["flow.gif", named.group(1)])
+
+
+async def test_gif_export_into_a_given_folder_which_stop_keeps(
+    direct_cdp: DirectCdp, tmp_path: Path, site: str
+) -> None:
+    downloads = tmp_path / "Downloads"
+    async with FakeClaudeExtension(
+        direct_cdp, [str(_host_script(tmp_path))], downloads=downloads
+    ) as extension:
+        tab_id = await open_tab(extension, f"{site}/other.html")
+        await tool(extension, "gif_creator", action="start_recording", tabId=tab_id)
+        await tool(
+            extension,
+            "computer",
+            action="scroll",
+            coordinate=[50, 50],
+            scroll_direction="down",
+            tabId=tab_id,
+        )
+        for name in ("a.gif", "a.gif"):
+            exported = await tool(
+                extension,
+                "gif_creator",
+                action="export",
+                download=True,
+                filename=name,
+                tabId=tab_id,
+            )
+            assert "Exported GIF a" in text_of(exported)
+        default_folder = extension._tmp
+    assert sorted(p.name for p in downloads.iterdir()) == ["a (1).gif", "a.gif"]
+    assert len(decode_gif((downloads / "a (1).gif").read_bytes()).frames) == 1
+    assert default_folder is not None and not default_folder.exists()
 
 
 async def test_javascript_value_and_thrown_error(fake: FakeClaudeExtension, site: str) -> None:
