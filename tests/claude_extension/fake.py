@@ -356,7 +356,9 @@ class FakeClaudeExtension:
                 raise ToolError(f"Unknown tool: {tool}")
             async with asyncio.timeout(60):
                 content, executed_on = await handler(args)
-            if self.recording and tool == "computer" and args.get("action") != "screenshot":
+            # tools.ts (gif_creator): "take a screenshot immediately after [starting] to
+            # capture the initial state as the first frame": screenshots are frames too.
+            if self.recording and tool == "computer":
                 await self._gif_frame(executed_on)
             context = await self._tab_context(executed_on)
             return {"type": "tool_response", "result": {"content": content, "tabContext": context}}

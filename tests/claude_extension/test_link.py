@@ -159,6 +159,23 @@ async def test_tabs_are_the_extensions_group_and_history_works(
     assert resized.did == "Resized the window to 900x700"
 
 
+async def test_recording_a_gif_with_the_extensions_recorder(
+    tools: ClaudeTools, extension: FakeClaudeExtension, site: str
+) -> None:
+    await tools.navigate(f"{site}/form.html")
+    go = _ref(await tools.snapshot(), 'button "Go"')
+    await tools.record_gif("start_recording")
+    await tools.screenshot()  # the first frame, as the extension's own guidance asks
+    await tools.click(go)
+    await tools.record_gif("stop_recording")
+    said = await tools.record_gif("export", download=True, filename="go-button.gif")
+    assert "go-button.gif" in said
+    gif = (extension.downloads / "go-button.gif").read_bytes()
+    assert gif.startswith(b"GIF89a")
+    with pytest.raises(NotOverClaudeExtension, match="drag and drop"):
+        await tools.record_gif("export")  # the extension's other export: onto a page
+
+
 async def test_what_the_link_cannot_carry_fails_clearly_before_reaching_the_extension(
     tools: ClaudeTools, extension: FakeClaudeExtension, site: str
 ) -> None:
