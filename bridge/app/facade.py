@@ -95,6 +95,12 @@ class Bridge:
         self._runner = JobRunner(self, self.jobs)
 
     @property
+    def linked(self) -> bool:
+        """Whether the browser's extension is linked now (what needs the browser would not
+        wait for it to connect)."""
+        return self.browser.connector.current is not None
+
+    @property
     def file_policy(self) -> FilePolicy:
         """The files the ask tools and the browser tools may give to a page (one policy)."""
         return self.tools.files
@@ -327,6 +333,12 @@ class Bridge:
         another live process runs is waited for through its lock. ``JobNotFound`` or
         ``JobUnreadable`` when there is no such job to read."""
         return await self._runner.wait(job_id, wait, on_progress=on_progress)
+
+    async def read_job(self, job_id: str) -> Job:
+        """The job as it is now, without waiting and without picking up a job whose
+        process is gone (``wait_job`` does both): the one running here as it is in memory,
+        any other as its record says. ``JobNotFound`` or ``JobUnreadable`` as ``wait_job``."""
+        return await self._runner.snapshot(job_id)
 
     def cancel_job(self, job_id: str) -> bool:
         """Stop a job this Bridge runs: its answer is stopped in the page and the job ends as

@@ -132,6 +132,13 @@ class JobRunner:
                 return job
             await self.store.wait_unlocked(job_id, remaining)
 
+    async def snapshot(self, job_id: str) -> Job:
+        """See ``Bridge.read_job``."""
+        running = self._running.get(job_id)
+        if running is not None:
+            return running.recorder.snapshot()
+        return await self.store.load_async(job_id)
+
     def cancel(self, job_id: str) -> bool:
         """See ``Bridge.cancel_job``."""
         running = self._running.get(job_id)
