@@ -28,11 +28,13 @@ from bridge.providers.conversations import (
     PageTurn,
     Turn,
     chatgpt_conversation,
+    conversation_id,
     conversation_url,
     cross_check,
     merge_runs,
     merge_window,
     reading,
+    url_of_conversation_id,
 )
 from bridge.providers.pack import builtin_pack
 from bridge.providers.specs import provider_spec
@@ -279,6 +281,26 @@ def test_conversation_urls_are_checked() -> None:
     ]:
         with pytest.raises(ValueError, match=r"is not a .* conversation URL: give one like"):
             conversation_url(spec, wrong)
+
+
+def test_conversation_ids_and_their_urls() -> None:
+    """The id a resource URI names (bridge://conversations/<provider>/<id>) and back."""
+    chatgpt, gemini = provider_spec("chatgpt"), provider_spec("gemini")
+    uuid = "6803e3a1-2b7c-8000-9d2e-0c4f5a6b7c8d"
+    for url, spec, ident in [
+        (f"https://chatgpt.com/c/{uuid}#x", chatgpt, uuid),
+        (f"https://chatgpt.com/g/g-abc-helper/c/{uuid}", chatgpt, uuid),
+        ("https://gemini.google.com/app/1f9dadf233e175e7", gemini, "1f9dadf233e175e7"),
+        ("https://gemini.google.com/u/1/app/1f9dadf233e175e7?hl=en", gemini, "1f9dadf233e175e7"),
+    ]:
+        assert conversation_id(spec, url) == ident
+    assert conversation_id(chatgpt, "https://chatgpt.com/") is None
+    assert conversation_id(gemini, f"https://chatgpt.com/c/{uuid}") is None
+    assert url_of_conversation_id(chatgpt, uuid) == f"https://chatgpt.com/c/{uuid}"
+    assert url_of_conversation_id(gemini, "1f9d") == "https://gemini.google.com/app/1f9d"
+    for wrong in ["", "a/b", "a.b", "..", "a b", "x?y", "abc\n"]:
+        with pytest.raises(ValueError, match=r"is not a chatgpt conversation id: give the last"):
+            url_of_conversation_id(chatgpt, wrong)
 
 
 # -- page.js on evidence-shaped pages ---------------------------------------------------------------

@@ -51,7 +51,11 @@ from bridge.providers.conversations.turns import (
     PageTurn,
     Turn,
 )
-from bridge.providers.conversations.urls import conversation_url
+from bridge.providers.conversations.urls import (
+    conversation_id,
+    conversation_url,
+    url_of_conversation_id,
+)
 
 __all__ = [
     "READ_FORMATS",
@@ -62,10 +66,12 @@ __all__ = [
     "PageTurn",
     "Turn",
     "chatgpt_conversation",
+    "conversation_id",
     "conversation_url",
     "cross_check",
     "get_conversation",
     "list_conversations",
     "merge_runs",
     "merge_window",
+    "url_of_conversation_id",
 ]
