@@ -3,7 +3,8 @@
 The tools are thin wrappers over the same ``Bridge`` facade the pytest plugin drives, one
 module per family (``ask_tools``, ``browser_tools``, ``dom_tools``), each registered through
 ``bridge.mcp.registration.tool``: titles and annotations from one table, errors mapped in one
-place (docs/mcp.md).
+place (docs/mcp.md). The ask group's jobs and conversations are resources too
+(``bridge.mcp.resources``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from bridge.errors import NotOverClaudeExtension
 from bridge.mcp.ask_tools import register_ask_tools
 from bridge.mcp.browser_tools import register_browser_tools, register_claude_tools
 from bridge.mcp.dom_tools import register_dom_tools
+from bridge.mcp.resources import ResourceServer, register_resources
 from bridge.tools.browsing import ToolHub
 from bridge.tools.claude import NOT_CARRIED, ClaudeToolHub
 
@@ -48,6 +50,8 @@ The browser_* tools use any tab of the same browser: browser_navigate opens one 
 acting tools take a ref or a CSS selector and say what changed.
 get_conversation returns every turn of the project's conversation (or of a url), and
 list_conversations the recent conversations with their urls.
+Jobs and conversations are also resources (bridge://jobs/{job_id},
+bridge://conversations/{provider}/{conversation_id}): reading one never waits.
 """
 
 CLAUDE_INSTRUCTIONS = """\
@@ -82,12 +86,14 @@ def build_server(
     groups: Sequence[str] = DEFAULT_GROUPS,
     **server_options: Any,
 ) -> MCPServer:
-    """The MCP server; ``get_bridge`` returns the running facade (tests pass their own)."""
-    server: MCPServer = MCPServer(
+    """The MCP server; ``get_bridge`` returns the running facade (tests pass their own).
+    With the ask group come its resources too: the jobs and the conversations."""
+    server = ResourceServer(
         "bridge", instructions=INSTRUCTIONS, version=__version__, **server_options
     )
     if "ask" in groups:
         register_ask_tools(server, get_bridge)
+        register_resources(server, get_bridge)
     if "browser" in groups:
         register_browser_tools(server, lambda: get_bridge().tools)
     if "dom" in groups:
