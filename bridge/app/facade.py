@@ -304,8 +304,7 @@ class Bridge:
             for p in providers
         }
         for p in providers:  # every side's forms checked before either side asks
-            _check_provider(p)
-            resolve_place(provider_spec(p, self.store.root), AskOptions(**places[p]))
+            self.check_where(p, new_chat=new_chat, **places[p])
         attachments = await self.read_files(files)
 
         async def one(provider: Provider) -> AskResult:
@@ -331,6 +330,30 @@ class Bridge:
         return BothResult.from_outcomes(providers, outcomes, (time.monotonic() - started) * 1000)
 
     # -- jobs (docs/flows.md#jobs): run by bridge.app.jobs.JobRunner ---------------------
+
+    def check_where(
+        self,
+        provider: Provider,
+        *,
+        new_chat: bool = False,
+        conversation: str | None = None,
+        project: str | None = None,
+        gpt: str | None = None,
+        gem: str | None = None,
+        temporary: bool = False,
+    ) -> None:
+        """A ValueError naming the accepted forms when the place is not one ``provider``
+        can be asked in (docs/sites.md#where); nothing touches the browser."""
+        _check_provider(provider)
+        options = AskOptions(
+            new_chat=new_chat,
+            conversation=conversation,
+            project=project,
+            gpt=gpt,
+            gem=gem,
+            temporary=temporary,
+        )
+        resolve_place(provider_spec(provider, self.store.root), options)
 
     async def start_job(
         self,
@@ -363,9 +386,7 @@ class Bridge:
             "gem": gem,
             "temporary": temporary,
         }
-        resolve_place(
-            provider_spec(provider, self.store.root), AskOptions(new_chat=new_chat, **where)
-        )
+        self.check_where(provider, new_chat=new_chat, **where)
         attachments = await self.read_files(files)
         key = session_key or self.session_key
         timeout_s = 480.0 if timeout is None else timeout
