@@ -45,7 +45,7 @@ async def test_ask_in_a_project_and_in_a_temporary_chat(
 async def test_a_missing_gem_fails_closed(
     fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
 ) -> None:
-    code, out, err = await _run(
+    code, _, err = await _run(
         "ask", "Hello?", "--provider", "gemini", "--gem", "4221cfdd4fe7",
         *_launch(fake_sites, tmp_path),
     )  # fmt: skip
