@@ -16,6 +16,7 @@ from bridge.errors import PlaceNotFound, TemporaryChatUnavailable
 from bridge.fakes import Behaviour, FakeSites
 from bridge.providers.places import resolve_place
 from bridge.providers.specs import AskOptions, provider_spec
+from bridge.testing.scenarios.model import AskSettings
 
 PROJECT = "g-p-0123456789abcdef0123456789abcdef"
 GPT = "g-abc123XYZ"
@@ -88,6 +89,13 @@ def test_bad_forms_are_refused_naming_what_is_accepted(
     with pytest.raises(ValueError, match=None) as caught:
         place(provider, **given)
     assert says in str(caught.value)
+
+
+def test_scenarios_say_where_to_ask() -> None:
+    ask = AskSettings.model_validate({"project": PROJECT, "temporary": True, "gem": GEM})
+    assert (ask.project, ask.temporary, ask.gem, ask.conversation) == (PROJECT, True, GEM, None)
+    with pytest.raises(ValueError, match="true or false"):
+        AskSettings.model_validate({"temporary": "yes"})
 
 
 # -- end to end: real Chromium, the extension, the fake sites ----------------------------------
@@ -184,3 +192,51 @@ async def test_a_temporary_chat_the_site_will_not_open_fails_closed(
     assert caught.value.code == "temporary_chat_unavailable"
     assert "Nothing was typed or sent" in str(caught.value)
     assert fakes.chatgpt.records == []
+
+
+@pytest.mark.e2e
+async def test_a_gem_gets_the_question_with_its_id(bridge: Bridge, fakes: FakeSites) -> None:
+    sent = fakes.gemini
+    sent.add_place(GEM)
+    result = await bridge.ask("gemini", "What does this Gem do?", gem=GEM)
+    record = sent.records[-1]
+    assert record.place == GEM  # the inner request's index 19 (G9.2)
+    assert record.page == f"/gem/{GEM}"
+    assert result.used.place == {
+        "kind": "gem",
+        "id": GEM,
+        "url": f"https://gemini.google.com/gem/{GEM}",
+    }
+    assert result.url.endswith(f"/gem/{GEM}/{record.conversation_id}")  # G9.1
+    await bridge.ask("gemini", "And a follow-up?")
+    assert sent.records[-1].conversation_id == record.conversation_id
+    assert sent.records[-1].place == GEM
+
+
+@pytest.mark.e2e
+async def test_a_gemini_temporary_chat_is_turned_on_and_recorded_nowhere(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    sent = fakes.gemini
+    await bridge.ask("gemini", "Remember the number seven.", new_chat=True)
+    remembered = sent.records[-1].conversation_id
+    before = await bridge.store.get_session_async(bridge.session_key, "gemini")
+    result = await bridge.ask("gemini", "Is this temporary?", temporary=True)
+    record = sent.records[-1]
+    assert record.temporary  # the inner request's index 45 = 1 (G13.2)
+    assert record.conversation_id != remembered
+    assert result.used.temporary
+    assert await bridge.store.get_session_async(bridge.session_key, "gemini") == before
+    await bridge.ask("gemini", "What number?")
+    assert sent.records[-1].conversation_id == remembered and not sent.records[-1].temporary
+
+
+@pytest.mark.e2e
+async def test_no_gemini_temporary_chat_button_fails_closed(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    fakes.gemini.set_behaviour(Behaviour(temporary_chat=False))
+    with pytest.raises(TemporaryChatUnavailable) as caught:
+        await bridge.ask("gemini", "Is this temporary?", temporary=True)
+    assert "no temporary-chat button" in str(caught.value)
+    assert fakes.gemini.records == []
