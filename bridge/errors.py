@@ -20,7 +20,9 @@ __all__ = [
     "FileAccessOff",
     "NotOverClaudeExtension",
     "PathNotAllowed",
+    "PlaceNotFound",
     "TabClosed",
+    "TemporaryChatUnavailable",
 ]
 
 
@@ -377,6 +379,41 @@ class ModeUnconfirmed(ProviderError):
         )
         self.wanted = wanted
         self.shown = shown
+
+
+class PlaceNotFound(ProviderError):
+    """The project, GPT, Gem or conversation asked for is not what the site shows at its URL
+    (another page, a redirect away, an error status): bridge fails closed rather than ask
+    somewhere else. Raised before anything is typed (docs/sites.md#where)."""
+
+    code = "place_not_found"
+
+    def __init__(self, provider: str, kind: str, wanted: str, problem: str) -> None:
+        super().__init__(
+            provider,
+            f"{provider} shows no {kind} {wanted!r}: {problem}. Nothing was typed or sent. "
+            f"Check the {kind}'s id or URL (open it in the {provider} tab: it must show a "
+            "composer there) and that the browser is logged in to the account that has it, "
+            f"or ask without --{kind}.",
+        )
+        self.kind = kind
+        self.wanted = wanted
+
+
+class TemporaryChatUnavailable(ProviderError):
+    """The site did not open (or would not confirm) a temporary chat: bridge fails closed
+    rather than ask in a chat that is saved. Raised before anything is typed."""
+
+    code = "temporary_chat_unavailable"
+
+    def __init__(self, provider: str, problem: str) -> None:
+        super().__init__(
+            provider,
+            f"{provider} did not confirm a temporary chat: {problem}. Nothing was typed or "
+            f"sent. Look at the {provider} tab (temporary chats may need a login or be off "
+            "for the account), or ask without temporary.",
+        )
+        self.problem = problem
 
 
 class SendFailed(ProviderError):

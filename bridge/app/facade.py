@@ -30,12 +30,14 @@ from bridge.providers.conversations import (
     list_conversations,
 )
 from bridge.providers.flow import AskFlow, connect_tab, run_ask
+from bridge.providers.places import resolve_place
 from bridge.providers.results import PROVIDERS, AskResult, BothResult, Provider
 from bridge.providers.resume import resume_answer
 from bridge.providers.specs import (
     AnswerSource,
     AskOptions,
     ProgressCallback,
+    Where,
     provider_spec,
 )
 from bridge.store.state import StateStore, project_key
@@ -129,6 +131,11 @@ class Bridge:
         answer_source: AnswerSource = "auto",
         files: Files = None,
         mode: str | None = None,
+        conversation: str | None = None,
+        project: str | None = None,
+        gpt: str | None = None,
+        gem: str | None = None,
+        temporary: bool = False,
     ) -> AskResult:
         """Ask one provider through its web UI; a typed BridgeError says what went wrong.
 
@@ -137,12 +144,16 @@ class Bridge:
         go); small text files go into the question, others through the site's upload.
         ``mode``: the site's mode to ask in (docs/sites.md#modes), an item of its picker by
         id or label; the ask fails closed (``ModeUnavailable``, ``ModeUnconfirmed``) before
-        anything is typed when the page does not show it chosen."""
+        anything is typed when the page does not show it chosen.
+        Where (docs/sites.md#where): ``conversation`` (its URL or id) continues that
+        conversation; ``project`` / ``gpt`` (ChatGPT) and ``gem`` (Gemini) start a new chat
+        inside them; ``temporary`` asks in a temporary chat and records nothing in the
+        sessions. Bad forms are a ValueError before the browser is touched; a place the page
+        does not show is ``PlaceNotFound`` (``TemporaryChatUnavailable``) before anything
+        is typed."""
         _check_provider(provider)
         if not question.strip():
             raise ValueError("the question is empty")
-        attachments = await self.read_files(files)
-        key = session_key or self.session_key
         options = AskOptions(
             new_chat=new_chat,
             timeout=480.0 if timeout is None else timeout,
@@ -150,7 +161,15 @@ class Bridge:
             on_progress=on_progress,
             answer_source=answer_source,
             mode=_mode_or_none(mode),
+            conversation=conversation,
+            project=project,
+            gpt=gpt,
+            gem=gem,
+            temporary=temporary,
         )
+        resolve_place(provider_spec(provider, self.store.root), options)  # ValueError early
+        attachments = await self.read_files(files)
+        key = session_key or self.session_key
         slot = (key, provider)
         async with self._lock(key, provider):
             attempts = 1 + provider_spec(provider, self.store.root).stuck_retries
@@ -172,8 +191,9 @@ class Bridge:
                         if attempt == attempts:
                             await self._record(provider, question, key, None, exc)
                             raise ProviderStuck(provider, exc.reason, attempt) from exc
-                        # A hung page is not reused: start the next attempt in a fresh chat.
-                        options.new_chat = True
+                        # A hung page is not reused: start the next attempt in a fresh chat
+                        # (a conversation asked for is opened again instead).
+                        options.new_chat = options.conversation is None
                         continue
                     except BridgeError as exc:
                         await self._record(provider, question, key, None, exc)
@@ -263,14 +283,34 @@ class Bridge:
         files: Files = None,
         modes: Mapping[Provider, str | None] | None = None,
         on_done: DoneCallback | None = None,
+        conversations: Mapping[Provider, str | None] | None = None,
+        project: str | None = None,
+        gpt: str | None = None,
+        gem: str | None = None,
+        temporary: bool = False,
     ) -> BothResult:
         """Ask every provider at once; each side's answer or error, never one hiding the other.
 
         ``files`` are read once, before either side types (``AttachmentRefused`` ends the
         call: no side asks). ``modes``: each provider's mode (docs/sites.md#modes).
         ``on_done`` hears each side's answer or error the moment that side ends, so a caller
-        can show the first answer while the other side still works (``bridge ask``)."""
+        can show the first answer while the other side still works (``bridge ask``).
+        Where (docs/sites.md#where): ``conversations`` each provider's conversation;
+        ``project`` and ``gpt`` go to ChatGPT's side, ``gem`` to Gemini's; ``temporary`` to
+        both."""
         started = time.monotonic()
+        places: dict[Provider, Where] = {
+            p: {
+                "conversation": (conversations or {}).get(p),
+                "project": project if p == "chatgpt" else None,
+                "gpt": gpt if p == "chatgpt" else None,
+                "gem": gem if p == "gemini" else None,
+                "temporary": temporary,
+            }
+            for p in providers
+        }
+        for p in providers:  # every side's forms checked before either side asks
+            self.check_where(p, new_chat=new_chat, **places[p])
         attachments = await self.read_files(files)
 
         async def one(provider: Provider) -> AskResult:
@@ -284,6 +324,7 @@ class Bridge:
                     on_progress=on_progress,
                     files=attachments,
                     mode=(modes or {}).get(provider),
+                    **places[provider],
                 )
             except Exception as exc:
                 await _tell_done(on_done, provider, exc)
@@ -296,6 +337,30 @@ class Bridge:
 
     # -- jobs (docs/flows.md#jobs): run by bridge.app.jobs.JobRunner ---------------------
 
+    def check_where(
+        self,
+        provider: Provider,
+        *,
+        new_chat: bool = False,
+        conversation: str | None = None,
+        project: str | None = None,
+        gpt: str | None = None,
+        gem: str | None = None,
+        temporary: bool = False,
+    ) -> None:
+        """A ValueError naming the accepted forms when the place is not one ``provider``
+        can be asked in (docs/sites.md#where); nothing touches the browser."""
+        _check_provider(provider)
+        options = AskOptions(
+            new_chat=new_chat,
+            conversation=conversation,
+            project=project,
+            gpt=gpt,
+            gem=gem,
+            temporary=temporary,
+        )
+        resolve_place(provider_spec(provider, self.store.root), options)
+
     async def start_job(
         self,
         provider: Provider,
@@ -306,6 +371,11 @@ class Bridge:
         session_key: str | None = None,
         files: Files = None,
         mode: str | None = None,
+        conversation: str | None = None,
+        project: str | None = None,
+        gpt: str | None = None,
+        gem: str | None = None,
+        temporary: bool = False,
     ) -> Job:
         """Start an ask that outlives the call that wants it, and return its job at once
         (``wait_job`` waits for it). Answers of thinking models take longer than MCP clients
@@ -315,11 +385,25 @@ class Bridge:
         _check_provider(provider)
         if not question.strip():
             raise ValueError("the question is empty")
+        where: Where = {
+            "conversation": conversation,
+            "project": project,
+            "gpt": gpt,
+            "gem": gem,
+            "temporary": temporary,
+        }
+        self.check_where(provider, new_chat=new_chat, **where)
         attachments = await self.read_files(files)
         key = session_key or self.session_key
         timeout_s = 480.0 if timeout is None else timeout
         job = Job.new(
-            provider, question, key, timeout_s, new_chat=new_chat, mode=_mode_or_none(mode)
+            provider,
+            question,
+            key,
+            timeout_s,
+            new_chat=new_chat,
+            mode=_mode_or_none(mode),
+            **where,
         )
         return await self._runner.start(job, attachments)
 

@@ -1,6 +1,7 @@
 """``bridge`` (or ``python -m bridge``): terminal commands over the same core the MCP server uses.
 
 - ``python -m bridge ask "question" [--provider chatgpt|gemini|both] [--file PATH …] [--mode M]
+  [--conversation URL|ID] [--project ID] [--gpt ID] [--gem ID] [--temporary]
   [--launch]``: ask once and print the answer (``--json`` for the whole result); each
   ``--file`` goes with the question (docs/sites.md#attachments).
 - ``python -m bridge relay [--launch] [--headless]``: run a relay, optionally with a
@@ -32,6 +33,7 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any, cast
 
 from bridge.app.runtime import (
@@ -55,7 +57,9 @@ from bridge.link import native_install
 from bridge.link.relay import PAIRING_S, Relay
 from bridge.logs import LogSetupError, add_log_arguments, setup_logging
 from bridge.providers.attachments import Attachments, prepare_files
+from bridge.providers.places import resolve_place
 from bridge.providers.results import PROVIDERS, AskResult, Provider
+from bridge.providers.specs import AskOptions, Where, provider_spec
 from bridge.signals import StopSignals
 from bridge.store.state import StateStore, default_state_dir
 from bridge.tools.browsing import ToolSettings
@@ -262,6 +266,50 @@ def parse_modes(given: list[str]) -> dict[Provider, str]:
     return modes
 
 
+def parse_where(
+    args: argparse.Namespace, providers: list[Provider], state_dir: Path | None = None
+) -> dict[Provider, Where]:
+    """``--conversation``, ``--project``, ``--gpt``, ``--gem``, ``--temporary`` -> each
+    provider's place (docs/sites.md#where), every form checked (ValueError) before a browser
+    starts. ``--conversation`` is ``URL`` (with both providers, the URL's host says whose),
+    ``ID`` for one provider, or ``chatgpt=URL|ID`` / ``gemini=URL|ID`` (repeatable)."""
+    conversations: dict[Provider, str] = {}
+    for value in args.conversation:
+        target, sep, rest = value.partition("=")
+        if sep and target in PROVIDERS:
+            conversations[cast(Provider, target)] = rest
+            continue
+        hosts = [p for p in PROVIDERS if value.startswith(provider_spec(p).url_prefixes)]
+        if len(providers) == 1:
+            conversations[providers[0]] = value
+        elif len(hosts) == 1:
+            conversations[hosts[0]] = value
+        else:
+            raise ValueError(
+                f"--conversation {value!r}: with both providers, give chatgpt=URL|ID or "
+                "gemini=URL|ID (or a URL on one of their sites)"
+            )
+    for side in conversations:
+        if side not in providers:
+            raise ValueError(f"--conversation names {side}, which is not asked (--provider)")
+    for flag, site in (("project", "chatgpt"), ("gpt", "chatgpt"), ("gem", "gemini")):
+        if getattr(args, flag) is not None and site not in providers:
+            raise ValueError(f"--{flag} is a {site} place: ask {site} (--provider {site}|both)")
+    where: dict[Provider, Where] = {}
+    for p in providers:
+        where[p] = {
+            "conversation": conversations.get(p),
+            "project": args.project if p == "chatgpt" else None,
+            "gpt": args.gpt if p == "chatgpt" else None,
+            "gem": args.gem if p == "gemini" else None,
+            "temporary": bool(args.temporary),
+        }
+        resolve_place(
+            provider_spec(p, state_dir), AskOptions(new_chat=bool(args.new_chat), **where[p])
+        )
+    return where
+
+
 async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = None) -> int:
     options = options or options_from_args(args)
     try:  # before any browser starts: a file that cannot go costs nothing
@@ -269,16 +317,17 @@ async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = N
     except (AttachmentRefused, PathNotAllowed) as exc:
         print(f"error [{exc.code}]: {exc}", file=sys.stderr)
         return 1
+    providers: list[Provider] = (
+        list(PROVIDERS) if args.provider == "both" else [cast(Provider, args.provider)]
+    )
     try:
         modes = parse_modes(args.mode)
+        where = parse_where(args, providers, options.state_dir)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     options.connect_timeout = args.connect_timeout
     runtime = Runtime(options)
-    providers: list[Provider] = (
-        list(PROVIDERS) if args.provider == "both" else [cast(Provider, args.provider)]
-    )
     # The live lines only where a person watches: a terminal, and not --json.
     live = (
         TerminalProgress(providers, sys.stdout, lambda: shutil.get_terminal_size().columns)
@@ -290,7 +339,7 @@ async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = N
         if live is not None:
             live.start()
         try:
-            return await _ask_and_print(args, runtime, files, modes, live)
+            return await _ask_and_print(args, runtime, files, modes, where, live)
         finally:
             if live is not None:
                 await live.close()
@@ -317,6 +366,7 @@ async def _ask_and_print(
     runtime: Runtime,
     files: Attachments,
     modes: dict[Provider, str],
+    where: dict[Provider, Where],
     live: TerminalProgress | None,
 ) -> int:
     """Ask, printing each answer the moment it is complete (above the live lines on a
@@ -343,6 +393,11 @@ async def _ask_and_print(
             modes=modes,
             on_progress=on_progress,
             on_done=side_done,
+            conversations={p: w["conversation"] for p, w in where.items()},
+            project=where["chatgpt"]["project"],
+            gpt=where["chatgpt"]["gpt"],
+            gem=where["gemini"]["gem"],
+            temporary=args.temporary,
         )
         if args.json:
             print(json.dumps(both.to_dict(), ensure_ascii=False, indent=2))
@@ -357,6 +412,7 @@ async def _ask_and_print(
             files=files,
             mode=modes.get(provider),
             on_progress=on_progress,
+            **where[provider],
         )
     except BridgeError as exc:
         if live is not None:  # the line says how it ended; the message follows on stderr
@@ -424,6 +480,32 @@ def main(argv: list[str] | None = None) -> int:
         help="the site's mode to ask in, as its picker names it (e.g. thinking, instant, pro); "
         "chatgpt=MODE or gemini=MODE for one side (repeatable). The ask fails, with nothing "
         "sent, when the page does not show the mode chosen",
+    )
+    ask.add_argument(
+        "--conversation",
+        action="append",
+        default=[],
+        metavar="[PROVIDER=]URL|ID",
+        help="continue this conversation: its URL on the site, or its id; with both "
+        "providers chatgpt=… or gemini=… (repeatable). Fails, nothing sent, when the page "
+        "does not show it",
+    )
+    ask.add_argument(
+        "--project",
+        metavar="ID|URL",
+        help="ChatGPT: ask in a new chat inside this project (g-p-<32 hex> or its URL)",
+    )
+    ask.add_argument(
+        "--gpt", metavar="ID|URL", help="ChatGPT: ask this custom GPT (g-<id> or its URL)"
+    )
+    ask.add_argument(
+        "--gem", metavar="ID|URL", help="Gemini: ask this Gem (its id or /gem/<id> URL)"
+    )
+    ask.add_argument(
+        "--temporary",
+        action="store_true",
+        help="ask in a temporary chat: the site keeps no history and bridge records no "
+        "session; fails, nothing sent, when the page does not confirm it",
     )
     ask.add_argument(
         "--connect-timeout",

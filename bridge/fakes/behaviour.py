@@ -109,6 +109,12 @@ class Behaviour:
     ("Creating content from images and files", Cancel/Agree, SITE-FACTS G5.3) and opens no
     file chooser until Agree, which the page remembers in its localStorage."""
 
+    temporary_chat: bool = True
+    """Whether the account may use temporary chats (read at page load). ``False``: ChatGPT's
+    ``/?temporary-chat=true`` (SITE-FACTS C6.3) lands on ``/`` without the parameter, and
+    Gemini shows no temporary-chat button (G13.1). How the real sites refuse one is not
+    documented: these are the fakes' own (docs/sites.md#facts-without-evidence)."""
+
     def __post_init__(self) -> None:
         _check_choice("state", self.state, _STATES)
         _check_choice("locale", self.locale, _LOCALES)

@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route, Router
 
 from bridge.fakes.controller import Exchange, QuestionRecord, SiteController
-from bridge.fakes.pages import common_routes, page_response
+from bridge.fakes.pages import common_routes, not_found_response, page_response
 from bridge.fakes.streaming import Live, chunks
 from bridge.fakes.wire import ChatGPTWire
 
@@ -173,10 +175,32 @@ def _question_files(body: dict[str, Any]) -> list[str]:
     return [str(a["id"]) for a in attachments if isinstance(a, dict) and "id" in a]
 
 
+# C12.1: a project's id is g-p-<32 hex>, a GPT's g-<alnum>; a slug may follow after "-".
+_GIZMO = re.compile(r"^(g-p-[0-9a-f]{32}|g-(?!p-)[A-Za-z0-9]+)(?:-[A-Za-z0-9-]*)?$")
+
+
+def _referer_path(request: Request) -> str:
+    """The path and query of the page that sent ``request`` (its Referer; "" without one)."""
+    parts = urlsplit(request.headers.get("referer", ""))
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
 def chatgpt_app(controller: SiteController, live: Live) -> Router:
     """The ASGI app answering for ``chatgpt.com``."""
 
     async def page(request: Request) -> Response:
+        behaviour = controller.behaviour
+        if not behaviour.temporary_chat and request.query_params.get("temporary-chat"):
+            # An account without temporary chats lands on / (the fake's own: undocumented).
+            return RedirectResponse("/", status_code=302)
+        return page_response("chatgpt", behaviour)
+
+    async def gizmo_page(request: Request) -> Response:
+        """A project's or GPT's pages (C12.1: /g/g-p-<32 hex>-<slug>/project, /g/g-<id>-<slug>,
+        and their chats …/c/<uuid>): the app page for one the account has, else 404."""
+        match = _GIZMO.match(request.path_params["gizmo"])
+        if not match or not controller.has_place(match.group(1)):
+            return not_found_response()
         return page_response("chatgpt", controller.behaviour)
 
     async def conversation_history(request: Request) -> Response:
@@ -213,7 +237,19 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
         # C7.2: a new chat's request has no conversation_id; new chats get a title (C7.4).
         title = None if body.get("conversation_id") else _title(text)
         mode = body.get("model") if isinstance(body.get("model"), str) else ""
-        record = controller.open_question(text, body.get("conversation_id"), files, mode)
+        # C12.2: {kind: "gizmo_interaction", gizmo_id} inside a project or GPT.
+        gizmo = body.get("conversation_mode")
+        place = str(gizmo.get("gizmo_id") or "") if isinstance(gizmo, dict) else ""
+        page_url = _referer_path(request)
+        record = controller.open_question(
+            text,
+            body.get("conversation_id"),
+            files,
+            mode,
+            place=place,
+            temporary="temporary-chat=true" in page_url.partition("?")[2],
+            page=page_url,
+        )
         headers = {"x-fake-question-id": record.id, "cache-control": "no-cache"}
         if record.behaviour.state == "rate_limited":
             # Plain HTTP 429 with retry-after, as the backend API limits (C5.10).
@@ -261,6 +297,9 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
     routes: list[BaseRoute] = [
         Route("/", page, methods=["GET"]),
         Route("/c/{conversation_id}", page, methods=["GET"]),
+        Route("/g/{gizmo}", gizmo_page, methods=["GET"]),
+        Route("/g/{gizmo}/project", gizmo_page, methods=["GET"]),
+        Route("/g/{gizmo}/c/{conversation_id}", gizmo_page, methods=["GET"]),
         # The real send endpoint (C7.1); the legacy path still answers here until the page
         # has moved to the new one (the real site answers it 403).
         Route("/backend-api/f/conversation", ask, methods=["POST"]),

@@ -74,6 +74,16 @@ class QuestionRecord:
     are undocumented or opaque (docs/sites.md#modes)."""
     time_scale: float = 1.0
     """The site's clock for this answer (:attr:`SiteController.time_scale`)."""
+    place: str = ""
+    """Where the page asked, as its request said it: ChatGPT's ``conversation_mode.gizmo_id``
+    (a project's ``g-p-…`` or a GPT's ``g-…``, SITE-FACTS C12.2), Gemini's Gem id at index 19
+    of the StreamGenerate inner request (G9.2); "" outside them."""
+    temporary: bool = False
+    """The question was asked in a temporary chat: Gemini's inner request index 45 was 1
+    (G13.2); ChatGPT's page was at ``?temporary-chat=true`` (C6.3; its request's own flag is
+    undocumented, so the fake reads the page URL the request came from)."""
+    page: str = ""
+    """The path and query of the page that sent the question (its ``Referer``)."""
     finished_at: float | None = None
     """The server's clock when it had sent the whole answer. Unlike ``completed_at`` it is set
     also when no page was reading any more: the real sites finish an answer whose page went
@@ -130,6 +140,7 @@ class SiteController:
         self._titles: dict[str, str] = {}  # conversation id -> title, most recent last
         self._async_waiters: list[_AsyncWaiter] = []
         self._time_scale = 1.0
+        self._places: set[str] = set()
 
     # -- settings, used by tests -------------------------------------------------------------
 
@@ -163,6 +174,16 @@ class SiteController:
         with self._lock:
             self._time_scale = float(scale)
 
+    def add_place(self, place_id: str) -> None:
+        """Let the account have a project (``g-p-<32 hex>``), a GPT (``g-<id>``) or a Gem (its
+        id): its pages are served; any other's are 404 (the fake's own answer)."""
+        with self._lock:
+            self._places.add(place_id)
+
+    def has_place(self, place_id: str) -> bool:
+        with self._lock:
+            return place_id in self._places
+
     def reset(self) -> None:
         """Back to defaults: no queue, no records, no conversations, the real clock."""
         with self._lock:
@@ -174,6 +195,7 @@ class SiteController:
             self._exchange_of.clear()
             self._uploads.clear()
             self._titles.clear()
+            self._places.clear()
 
     # -- conversations ---------------------------------------------------------------------------
 
@@ -276,7 +298,15 @@ class SiteController:
     # -- used by the fake server -----------------------------------------------------------------
 
     def open_question(
-        self, text: str, conversation_id: str | None, files: Sequence[str] = (), mode: str = ""
+        self,
+        text: str,
+        conversation_id: str | None,
+        files: Sequence[str] = (),
+        mode: str = "",
+        *,
+        place: str = "",
+        temporary: bool = False,
+        page: str = "",
     ) -> QuestionRecord:
         """Record a question the page sent and decide how it is answered.
 
@@ -291,8 +321,9 @@ class SiteController:
             if conversation_id is None or conversation_id not in self._conversations:
                 conversation_id = new_id
                 self._conversations[conversation_id] = []
-                self._titles[conversation_id] = default_title(text)
-            if behaviour.state != "rate_limited":  # continued: listed first again
+                if not temporary:  # a temporary chat is kept out of the history (G13.2)
+                    self._titles[conversation_id] = default_title(text)
+            if behaviour.state != "rate_limited" and conversation_id in self._titles:
                 title = self._titles.pop(conversation_id, default_title(text))
                 self._titles[conversation_id] = title
             answered = behaviour.state in ("ok", "stuck")
@@ -308,6 +339,9 @@ class SiteController:
                 files=tuple(self._uploads[i] for i in files if i in self._uploads),
                 time_scale=self._time_scale,
                 mode=mode,
+                place=place,
+                temporary=temporary,
+                page=page,
             )
             if behaviour.state != "rate_limited":
                 exchanges = self._conversations[conversation_id]

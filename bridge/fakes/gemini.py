@@ -17,14 +17,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route, Router
 
 from bridge.fakes.controller import QuestionRecord, SiteController
-from bridge.fakes.pages import common_routes, page_response
+from bridge.fakes.pages import common_routes, not_found_response, page_response
 from bridge.fakes.streaming import Live, chunks
 from bridge.fakes.wire import GEMINI_PREFIX, GeminiWire, frame
 
@@ -94,6 +94,14 @@ def _parse_question(body: bytes) -> tuple[str, str | None]:
     return text, conversation.removeprefix("c_") or None
 
 
+def _place(body: bytes) -> tuple[str, bool]:
+    """The Gem id at inner index 19 (G9.2) and the temporary flag, inner index 45 = 1
+    (G13.2)."""
+    inner = json.loads(json.loads(_form_field(body, "f.req"))[1])
+    gem = inner[19] if len(inner) > 19 and isinstance(inner[19], str) else ""
+    return gem, len(inner) > 45 and inner[45] == 1
+
+
 def _question_files(body: bytes) -> list[str]:
     """The uploaded files' ids: ``inner[0][3]`` is ``[[[id, 1], name], …]`` as HYG's client
     sends them (the ids here are the fake upload endpoint's, not content-push's, G7.5)."""
@@ -125,6 +133,13 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
     async def page(request: Request) -> Response:
         return page_response("gemini", controller.behaviour)
 
+    async def gem_page(request: Request) -> Response:
+        """A Gem's page /gem/<id> and its chats /gem/<id>/<chat id> (G9.1), showing the
+        normal composer (G9.3), for a Gem the account has; 404 otherwise (the fake's own)."""
+        if not controller.has_place(request.path_params["gem"]):
+            return not_found_response()
+        return page_response("gemini", controller.behaviour)
+
     async def root(request: Request) -> Response:
         return RedirectResponse("/app", status_code=302)
 
@@ -133,12 +148,20 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
             body = await request.body()
             text, conversation_id = _parse_question(body)
             files = _question_files(body)
+            gem, temporary = _place(body)
         except (ValueError, KeyError, IndexError, TypeError):
             return JSONResponse({"error": "bad request"}, status_code=400)
         if controller.behaviour.state == "logged_out":
             return JSONResponse({"error": "unauthenticated"}, status_code=401)
+        parts = urlsplit(request.headers.get("referer", ""))
         record = controller.open_question(
-            text, conversation_id, files, _header_mode(request.headers.get(MODEL_HEADER, ""))
+            text,
+            conversation_id,
+            files,
+            _header_mode(request.headers.get(MODEL_HEADER, "")),
+            place=gem,
+            temporary=temporary,
+            page=parts.path + (f"?{parts.query}" if parts.query else ""),
         )
         # x-fake-state lets the page play the stuck state's hung UI (Stop does nothing).
         headers = {
@@ -194,6 +217,8 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
         Route("/", root, methods=["GET"]),
         Route("/app", page, methods=["GET"]),
         Route("/app/{conversation_id}", page, methods=["GET"]),
+        Route("/gem/{gem}", gem_page, methods=["GET"]),
+        Route("/gem/{gem}/{conversation_id}", gem_page, methods=["GET"]),
         Route(STREAM_PATH, generate, methods=["POST"]),
         Route(HISTORY_PATH, history, methods=["POST"]),
         *common_routes(controller, live),

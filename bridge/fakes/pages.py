@@ -28,6 +28,7 @@ __all__ = [
     "STATIC_PREFIX",
     "UPLOAD_PATH",
     "common_routes",
+    "not_found_response",
     "page_response",
 ]
 
@@ -59,6 +60,18 @@ _CHALLENGE_HTML = """<!doctype html><html lang="en-US"><head><meta charset="utf-
 _HOSTS = {"chatgpt": "chatgpt.com", "gemini": "gemini.google.com"}
 
 
+# A project, GPT or Gem the account does not have: how the real sites answer one is not
+# documented (docs/sites.md#facts-without-evidence), so the fakes answer as a web server
+# answers a missing page: 404 and no app shell.
+_NOT_FOUND_HTML = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>404 Not Found</title></head><body><h1>404 Not Found</h1></body></html>"""
+
+
+def not_found_response() -> Response:
+    """The page of a project, GPT or Gem the fake site does not know (the fake's own)."""
+    return HTMLResponse(_NOT_FOUND_HTML, status_code=404, headers={"cache-control": "no-store"})
+
+
 def page_response(site: str, behaviour: Behaviour) -> Response:
     """The site's HTML shell with its page-level settings rendered in (or the challenge)."""
     if behaviour.state == "challenge":
@@ -76,6 +89,7 @@ def page_response(site: str, behaviour: Behaviour) -> Response:
         "hydrationMs": behaviour.hydration_ms,
         "modeSticks": behaviour.mode_sticks,
         "uploadConsent": behaviour.upload_consent,
+        "temporaryChat": behaviour.temporary_chat,
     }
     # "</" inside a <script> block would end it early, whatever the JSON says.
     config_json = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")

@@ -20,6 +20,7 @@ from bridge.app.jobs import Job
 from bridge.app.tab_snapshot import resolve_target, take_snapshot
 from bridge.mcp.registration import text_result, tool
 from bridge.providers.results import Progress, Provider
+from bridge.providers.specs import Where
 from bridge.tools.outline import dom_matches
 
 __all__ = ["PROVIDER_ORDER", "register_ask_tools"]
@@ -74,6 +75,49 @@ Mode = Annotated[
         "offered, mode_unconfirmed) with nothing sent. Leave it out to use the page's mode.",
     ),
 ]
+Conversation = Annotated[
+    str | None,
+    Field(
+        description="Continue this conversation: its URL on the site (https://chatgpt.com/c/"
+        "<uuid>, a project's or GPT's /g/…/c/<uuid>; https://gemini.google.com/app/<id>, a "
+        "Gem's /gem/<gem>/<id>) or its bare id. URLs on other hosts are refused. The call "
+        "fails with place_not_found, nothing sent, when the page does not show it. Not with "
+        "new_chat or temporary.",
+    ),
+]
+Project = Annotated[
+    str | None,
+    Field(
+        description="ChatGPT only: ask in a new chat inside this project, given as its id "
+        "g-p-<32 hex> or its URL (https://chatgpt.com/g/g-p-…/project). place_not_found, "
+        "nothing sent, when the site does not show it.",
+    ),
+]
+Gpt = Annotated[
+    str | None,
+    Field(
+        description="ChatGPT only: ask in a new chat with this custom GPT, given as its id "
+        "g-<id> or its URL (https://chatgpt.com/g/g-<id>-<name>). place_not_found, nothing "
+        "sent, when the site does not show it.",
+    ),
+]
+Gem = Annotated[
+    str | None,
+    Field(
+        description="Gemini only: ask in a new chat with this Gem, given as its id (e.g. "
+        "4221cfdd4fe7, coding-partner) or its URL (https://gemini.google.com/gem/<id>). "
+        "place_not_found, nothing sent, when the site does not show it.",
+    ),
+]
+Temporary = Annotated[
+    bool,
+    Field(
+        description="Ask in a temporary chat (ChatGPT ?temporary-chat=true, Gemini's "
+        "temporary-chat button): the site keeps no history of it and bridge records no "
+        "session, so the next ask continues the earlier conversation. Fails with "
+        "temporary_chat_unavailable, nothing sent, when the page does not confirm it.",
+    ),
+]
 Target = Annotated[
     str, Field(description="'chatgpt', 'gemini', or a tab id (a number) from the browser.")
 ]
@@ -122,10 +166,25 @@ def _ask_one(
         files: Files = None,
         max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
         mode: Mode = None,
+        conversation: Conversation = None,
+        project: Project = None,
+        gpt: Gpt = None,
+        gem: Gem = None,
+        temporary: Temporary = False,
     ) -> CallToolResult:
         bridge = get_bridge()
         job = await bridge.start_job(
-            provider, question, new_chat=new_chat, timeout=timeout, files=files, mode=mode
+            provider,
+            question,
+            new_chat=new_chat,
+            timeout=timeout,
+            files=files,
+            mode=mode,
+            conversation=conversation,
+            project=project,
+            gpt=gpt,
+            gem=gem,
+            temporary=temporary,
         )
         return _job_result(await _wait_for_job(bridge, job, max_wait, ctx))
 
@@ -145,6 +204,12 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
         max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
         chatgpt_mode: Mode = None,
         gemini_mode: Mode = None,
+        chatgpt_conversation: Conversation = None,
+        gemini_conversation: Conversation = None,
+        project: Project = None,
+        gpt: Gpt = None,
+        gem: Gem = None,
+        temporary: Temporary = False,
     ) -> CallToolResult:
         """Ask ChatGPT and Gemini at once (recommended default) and return both answers.
 
@@ -156,6 +221,19 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
         started = asyncio.get_running_loop().time()
         attachments = await bridge.read_files(files)  # once for both, before either asks
         modes = {"chatgpt": chatgpt_mode, "gemini": gemini_mode}
+        conversations = {"chatgpt": chatgpt_conversation, "gemini": gemini_conversation}
+        where: dict[Provider, Where] = {
+            p: {
+                "conversation": conversations[p],
+                "project": project if p == "chatgpt" else None,
+                "gpt": gpt if p == "chatgpt" else None,
+                "gem": gem if p == "gemini" else None,
+                "temporary": temporary,
+            }
+            for p in PROVIDER_ORDER
+        }
+        for provider in PROVIDER_ORDER:  # both sides' forms, before either side asks
+            bridge.check_where(provider, new_chat=new_chat, **where[provider])
         jobs = [
             await bridge.start_job(
                 provider,
@@ -164,6 +242,7 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
                 timeout=timeout,
                 files=attachments,
                 mode=modes[provider],
+                **where[provider],
             )
             for provider in PROVIDER_ORDER
         ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bridge.cdp.browser import Browser
 from bridge.cdp.page_script import PageScript
@@ -14,6 +14,9 @@ from bridge.providers.network_answer import AnswerStream
 from bridge.providers.results import Progress, Provider, Timings, Used
 from bridge.providers.specs import AskOptions, ProviderSpec
 from bridge.store.state import StateStore
+
+if TYPE_CHECKING:
+    from bridge.providers.places import Place
 
 __all__ = ["AskContext"]
 
@@ -39,6 +42,9 @@ class AskContext:
     #: The answer request as the site sent it (docs/sites.md#answer-sources), watched
     #: from just before sending; None for a provider whose pack names no stream.
     stream: AnswerStream | None = None
+    #: Where the ask goes (bridge.providers.places), checked before the browser is touched;
+    #: None for the session's conversation or a new chat.
+    place: Place | None = None
 
     @property
     def provider(self) -> Provider:

@@ -32,6 +32,7 @@ from bridge.providers.dumps import dump
 from bridge.providers.extraction import extract
 from bridge.providers.modes import choose_mode
 from bridge.providers.network_answer import answer_stream
+from bridge.providers.places import check_place, landed, resolve_place
 from bridge.providers.results import AskResult, Provider
 from bridge.providers.specs import AskOptions, ProviderSpec, provider_spec
 from bridge.providers.uploads import attach_files
@@ -78,6 +79,8 @@ async def run_ask(
     files = attachments or Attachments()
     spec = provider_spec(provider, store.root)  # the pack as it is now, override included
     ctx = AskContext(browser, store, spec, files.compose(question), key, options)
+    # Bad forms (another host, a project for Gemini…) are refused before the browser is touched.
+    ctx.place = resolve_place(spec, options)
     t = ctx.timings
     mark = time.monotonic()
 
@@ -91,10 +94,18 @@ async def run_ask(
     await tab.connect(ctx)
     if on_tab is not None:
         on_tab(ctx.tab)
+    if ctx.place is not None:
+        # An error page or a redirect away fails at once, not after the composer's wait.
+        await landed(ctx, ctx.place)
     t.connect_ms = lap()
     await tab.keep_rendering(ctx)
     initial = await composer.ready(ctx)
     t.wait_input_ms = lap()
+    if ctx.place is not None:
+        # Before mode, files and text: a place the page does not show ends the ask unsent.
+        await ctx.progress("place")
+        ctx.used.place = await check_place(ctx, ctx.place)
+        ctx.used.temporary = ctx.place.kind == "temporary"
     if options.mode:
         # Before files and text: a mode that cannot be confirmed ends the ask with nothing sent.
         await ctx.progress("mode")
@@ -146,7 +157,8 @@ async def run_ask(
     if is_suspicious_answer(answer, question):
         result.suspicious = True
         await dump(ctx, "suspicious answer")
-    await save_session(store, key, provider, url, ctx.tab.tab_id)
+    if not options.temporary:  # a temporary chat is recorded nowhere (docs/sites.md#where)
+        await save_session(store, key, provider, url, ctx.tab.tab_id)
     await ctx.progress("done", len(answer))
     return result
 

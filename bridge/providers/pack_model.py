@@ -493,6 +493,9 @@ class SelectorSet(_Section):
     mode_item: Selectors | None = None
     mode_label: Selectors | None = None
     mode_selected: Selectors | None = None
+    # Gemini's temporary-chat button and its "on" state (docs/sites.md#where).
+    temp_chat_button: Selectors | None = None
+    temp_chat_on: Selectors | None = None
     # Reading conversations (docs/sites.md#conversations).
     conversation_list: Selectors | None = None
     conversation_item: Selectors | None = None

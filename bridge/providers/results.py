@@ -75,6 +75,12 @@ class Used:
     #: The model that answered, as the site's answer stream names it (ChatGPT's
     #: ``metadata.model_slug``, SITE-FACTS C7.5); "" when the stream does not say.
     model: str = ""
+    #: Where it was asked (docs/sites.md#where), once the page showed it: ``kind``
+    #: ("conversation", "project", "gpt", "gem", "temporary"), ``id`` and ``url``; empty
+    #: for the session's conversation or a new chat.
+    place: dict[str, Any] = field(default_factory=dict)
+    #: Asked in a temporary chat: nothing was recorded in the sessions.
+    temporary: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from bridge.providers.completion import (
     ChatGPTCompletion,
@@ -37,6 +37,7 @@ __all__ = [
     "CompletionDetector",
     "ProgressCallback",
     "ProviderSpec",
+    "Where",
     "normalize_gemini",
     "provider_spec",
     "spec_from_pack",
@@ -207,6 +208,16 @@ class _ProviderSpecs(Mapping[Provider, ProviderSpec]):
 PROVIDER_SPECS: Mapping[Provider, ProviderSpec] = _ProviderSpecs()
 
 
+class Where(TypedDict):
+    """Where an ask goes, as the callers pass it on (docs/sites.md#where; ``AskOptions``)."""
+
+    conversation: str | None
+    project: str | None
+    gpt: str | None
+    gem: str | None
+    temporary: bool
+
+
 @dataclass
 class AskOptions:
     """What a caller decides about one ask."""
@@ -222,3 +233,14 @@ class AskOptions:
     #: The site's mode to ask in (docs/sites.md#modes): an item of its picker, by id or
     #: label ("thinking", "gpt-5-5-instant", "Pro"); None asks in the mode the page has.
     mode: str | None = None
+    #: Where to ask (docs/sites.md#where, bridge.providers.places): a conversation to continue
+    #: (its URL on the provider's site, or its bare id); a ChatGPT ``project`` (g-p-<32 hex>
+    #: or its URL) or ``gpt`` (g-<id> or its URL); a Gemini ``gem`` (its id or URL). Each is
+    #: checked against the page before anything is typed.
+    conversation: str | None = None
+    project: str | None = None
+    gpt: str | None = None
+    gem: str | None = None
+    #: Ask in a temporary chat (ChatGPT ``?temporary-chat=true``, Gemini's temporary-chat
+    #: button); nothing is recorded in the sessions, and no remembered conversation continues.
+    temporary: bool = False

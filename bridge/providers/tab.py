@@ -9,6 +9,7 @@ import logging
 from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError, CdpError, ProviderError
 from bridge.providers.context import AskContext
+from bridge.providers.places import is_temporary_url
 from bridge.waiting import scaled
 
 __all__ = ["connect", "keep_rendering", "new_tab", "try_tab"]
@@ -22,8 +23,13 @@ NEW_TAB_ATTEMPTS = 3  # docs/sites.md#timeouts: new tab creation, at most 2 retr
 async def connect(ctx: AskContext) -> None:
     """Sets ``ctx.session`` to the tab to ask in, at the conversation the ask continues."""
     entry = await ctx.store.get_session_async(ctx.key, ctx.provider)
+    place = ctx.place
     fresh = ctx.options.new_chat or entry is None
     target_url = ctx.spec.home_url if fresh or entry is None else entry.url
+    if place is not None:
+        # Asked somewhere (docs/sites.md#where): that place, whatever the session remembers;
+        # a temporary ask never continues the remembered conversation.
+        target_url = place.url
     if entry is not None and entry.tab_id is not None:
         found = await try_tab(ctx, entry.tab_id)
         if found is not None:
@@ -53,7 +59,15 @@ async def connect(ctx: AskContext) -> None:
         return
     _claim(ctx)
     current = str(await ctx.tab.evaluate("location.href"))
-    if ctx.options.new_chat or (entry is not None and current != target_url):
+    if (
+        ctx.options.new_chat
+        or (entry is not None and current != target_url)
+        # A project's, GPT's or Gem's home, or a temporary chat, is opened afresh: a new chat
+        # there; a conversation is opened unless the tab shows it already.
+        or (place is not None and (place.kind != "conversation" or current != target_url))
+        # A temporary chat is never the place of an ordinary ask (C6.3).
+        or (place is None and is_temporary_url(current))
+    ):
         await ctx.tab.navigate(target_url, timeout=scaled(30.0))
 
 

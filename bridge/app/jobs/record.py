@@ -101,6 +101,16 @@ class Job(BaseModel):
     new_chat: bool = False
     mode: str | None = None
     """The site mode asked for (docs/sites.md#modes)."""
+    conversation: str | None = None
+    """Where it is asked (docs/sites.md#where): the conversation continued…"""
+    project: str | None = None
+    """…the ChatGPT project…"""
+    gpt: str | None = None
+    """…the ChatGPT GPT…"""
+    gem: str | None = None
+    """…the Gemini Gem asked in."""
+    temporary: bool = False
+    """Asked in a temporary chat (nothing recorded in the sessions)."""
     owner: Owner = Field(default_factory=Owner)
     url: str | None = None
     """The conversation's URL, once known."""
@@ -151,6 +161,11 @@ class Job(BaseModel):
         *,
         new_chat: bool = False,
         mode: str | None = None,
+        conversation: str | None = None,
+        project: str | None = None,
+        gpt: str | None = None,
+        gem: str | None = None,
+        temporary: bool = False,
     ) -> Job:
         now = time.time()
         return cls(
@@ -163,6 +178,11 @@ class Job(BaseModel):
             timeout_s=float(timeout_s),
             new_chat=new_chat,
             mode=mode,
+            conversation=conversation,
+            project=project,
+            gpt=gpt,
+            gem=gem,
+            temporary=temporary,
             owner=Owner.me(),
         )
 

@@ -51,6 +51,11 @@ class JobHost(Protocol):
         on_progress: ProgressCallback | None = ...,
         files: Attachments = ...,
         mode: str | None = ...,
+        conversation: str | None = ...,
+        project: str | None = ...,
+        gpt: str | None = ...,
+        gem: str | None = ...,
+        temporary: bool = ...,
     ) -> AskResult: ...
 
     async def collect_answer(
@@ -192,6 +197,11 @@ class JobRunner:
                 on_progress=lambda progress: self._progress(running, progress),
                 files=attachments,
                 mode=job.mode,
+                conversation=job.conversation,
+                project=job.project,
+                gpt=job.gpt,
+                gem=job.gem,
+                temporary=job.temporary,
             )
         except BridgeError as exc:
             await running.recorder.fail(exc.code, str(exc))

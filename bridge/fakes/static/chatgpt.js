@@ -107,7 +107,15 @@
   const thread = el('div', {});
   const bottom = el('div', { id: 'thread-bottom-container' }); // [C1.14]
   /** @type {string|null} */
-  let conversationId = (/^\/c\/([^/]+)/.exec(location.pathname) || [])[1] || null;
+  let conversationId =
+    (/^(?:\/g\/[^/]+)?\/c\/([^/]+)/.exec(location.pathname) || [])[1] || null;
+  // Inside a project (/g/g-p-<32 hex>-<slug>/…) or a custom GPT (/g/g-<id>-<slug>/…) [C12.1]
+  // the page asks with that gizmo [C12.2] and its chats live under the same prefix.
+  const gizmoMatch = /^\/g\/((g-p-[0-9a-f]{32}|g-[A-Za-z0-9]+)[^/]*)/.exec(location.pathname);
+  const gizmoPrefix = gizmoMatch ? `/g/${gizmoMatch[1]}` : '';
+  const gizmoId = gizmoMatch ? gizmoMatch[2] : '';
+  // A temporary chat [C6.3]: /?temporary-chat=true, and its id never reaches the URL.
+  const temporary = new URLSearchParams(location.search).get('temporary-chat') === 'true';
   let turnCount = 0;
 
   /**
@@ -560,6 +568,10 @@
       }],
       parent_message_id: crypto.randomUUID(),
       model: modeSlug, // the fake's own field: the real body's model field is undocumented
+      // [C12.2]: which assistant answers, a project's or GPT's gizmo or the primary one.
+      conversation_mode: gizmoId
+        ? { kind: 'gizmo_interaction', gizmo_id: gizmoId }
+        : { kind: 'primary_assistant' },
     };
     if (conversationId) request.conversation_id = conversationId;
     if (!retry) request.messages[0].metadata.attachments = takeAttachments();
@@ -647,7 +659,7 @@
     if (gen.conversationId && gen.conversationId !== conversationId) {
       // A new chat's URL becomes /c/<id> during streaming, once the stream names it [C6.4].
       conversationId = gen.conversationId;
-      history.pushState(null, '', `/c/${conversationId}`);
+      showConversationUrl();
     }
     const message = doc.message;
     if (!isObject(message) || message.author?.role !== 'assistant') return;
@@ -799,6 +811,12 @@
       .then(() => gen.turn?.append(retry));
   }
 
+  /** The URL becomes the conversation's [C6.1, C6.4], under its project or GPT [C12.1]; a
+   * temporary chat's id never reaches the URL [C6.3]. */
+  function showConversationUrl() {
+    if (!temporary) history.pushState(null, '', `${gizmoPrefix}/c/${conversationId}`);
+  }
+
   /** The final state for a question: the submit slot back to idle, then report. */
   function finish(gen) {
     if (gen.finished) return;
@@ -816,7 +834,7 @@
     }
     if (gen.conversationId && gen.conversationId !== conversationId) {
       conversationId = gen.conversationId;
-      history.pushState(null, '', `/c/${conversationId}`); // [C6.1, C6.4]
+      showConversationUrl(); // [C6.1, C6.4]
     }
     updateButtons();
     report(gen.questionId, 'complete', nowEpoch(), gen.stopped);

@@ -63,7 +63,12 @@
   const root = el('div', {});
   document.body.prepend(root);
   /** @type {string|null} */
-  let conversationId = (/^\/app\/([^/]+)/.exec(location.pathname) || [])[1] || null;
+  // A conversation /app/<id> [G6.1], or a chat inside a Gem /gem/<gem id>/<chat id> [G9.1].
+  const gemMatch = /^\/gem\/([^/]+)(?:\/([^/]+))?/.exec(location.pathname);
+  const gemId = gemMatch ? gemMatch[1] : '';
+  let conversationId =
+    (gemMatch ? gemMatch[2] : (/^\/app\/([^/]+)/.exec(location.pathname) || [])[1]) || null;
+  let temporary = false; // the temporary-chat button's state [G13.1]
   let requestCount = 0;
 
   /**
@@ -668,6 +673,8 @@
     updateButtons();
     const request = [[text, 0, null, takeAttachments(), null, null, 0], [config.locale],
       [conversationId ? `c_${conversationId}` : '', '', '']];
+    if (gemId) request[19] = gemId; // the Gem's id at index 19 [G9.2]
+    if (temporary) request[45] = 1; // "won't be saved in Gemini history" [G13.2]
     const body = 'f.req=' + encodeURIComponent(JSON.stringify([null, JSON.stringify(request)])) +
       '&at=' + encodeURIComponent('fake-at-token');
     const status = await stream(gen, body);
@@ -695,7 +702,12 @@
     complete(gen.footer, gen.content);
     if (gen.conversationId && gen.conversationId !== conversationId) {
       conversationId = gen.conversationId;
-      window.history.pushState(null, '', `/app/${conversationId}`); // [G6.2]
+      // [G6.2]; inside a Gem /gem/<gem id>/<chat id> [G9.1]. Whether a temporary chat's URL
+      // changes is undocumented: the fake's stays.
+      if (!temporary) {
+        window.history.pushState(null, '', gemId ? `/gem/${gemId}/${conversationId}`
+          : `/app/${conversationId}`);
+      }
     }
     updateButtons();
     report(gen.questionId, 'complete', nowEpoch(), gen.stopped);
@@ -753,7 +765,26 @@
     virtualize();
   }
 
+  /**
+   * The temporary-chat button in the header [G13.1]: `temp-chat-button` holding
+   * `button[data-test-id="temp-chat-button"]` with aria-label "Temporary chat"; on, the button
+   * has class `temp-chat-on`. Absent with `Behaviour(temporary_chat=False)` (the fake's own
+   * stand-in for an account without it).
+   */
+  function renderTempChatButton() {
+    if (config.temporaryChat === false) return;
+    const button = el('button', {
+      type: 'button', 'data-test-id': 'temp-chat-button', 'aria-label': 'Temporary chat',
+    });
+    button.addEventListener('click', () => {
+      temporary = !temporary;
+      button.classList.toggle('temp-chat-on', temporary);
+    });
+    root.prepend(el('div', {}, el('temp-chat-button', {}, button)));
+  }
+
   function hydrate() {
+    renderTempChatButton();
     chatHistory();
     renderComposer();
     loadRecent();

@@ -428,10 +428,17 @@ class Expect(_Model):
 
 
 class AskSettings(_Model):
-    """How a scenario asks: skip the thinking phase, and its own timeout."""
+    """How a scenario asks: skip the thinking phase, its own timeout, and where it asks
+    (docs/sites.md#where): ``conversation`` (a URL or id; with both providers, the URL's
+    site says whose), a ChatGPT ``project`` or ``gpt``, a Gemini ``gem``, ``temporary``."""
 
     skip_thinking: Flag = False
     timeout_ms: Annotated[float, Strict(), Field(ge=1), _must_be("a number >= 1")] | None = None
+    conversation: Text | None = None
+    project: Text | None = None
+    gpt: Text | None = None
+    gem: Text | None = None
+    temporary: Flag = False
 
 
 class FakeSite(_Model):

@@ -16,13 +16,14 @@ import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bridge.app.facade import Bridge
 from bridge.cdp.browser import Browser
 from bridge.errors import BridgeError
 from bridge.link.relay import Relay
-from bridge.providers.results import Progress, Provider
+from bridge.providers.results import PROVIDERS, Progress, Provider
+from bridge.providers.specs import provider_spec
 from bridge.testing.scenarios.model import Scenario, render_question, template_variables
 from bridge.testing.scenarios.outcome import (
     FakeEvidence,
@@ -147,11 +148,32 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
 
     # A fresh chat per scenario, as the upstream suite clears sessions between scenarios;
     # an existing-chat scenario asks in the chat its primer just opened.
-    new_chat = not scenario.setup.require_existing_tab
-    timeout = None if scenario.ask.timeout_ms is None else scenario.ask.timeout_ms / 1000
+    ask = scenario.ask
+    # A conversation asked for is continued, not a new chat (docs/sites.md#where).
+    new_chat = not scenario.setup.require_existing_tab and ask.conversation is None
+    timeout = None if ask.timeout_ms is None else ask.timeout_ms / 1000
+    # Only what the scenario sets: where to ask (docs/sites.md#where).
+    where: dict[str, Any] = {
+        k: v
+        for k, v in (
+            ("project", ask.project),
+            ("gpt", ask.gpt),
+            ("gem", ask.gem),
+            ("temporary", ask.temporary),
+        )
+        if v
+    }
+    if ask.conversation is not None and scenario.provider != "both":
+        where["conversation"] = ask.conversation
     if scenario.provider == "both":
+        if ask.conversation is not None:  # the URL's site says whose conversation it is
+            where["conversations"] = {
+                p: ask.conversation
+                for p in PROVIDERS
+                if ask.conversation.startswith(provider_spec(p).url_prefixes)
+            }
         both = await bridge.ask_both(
-            outcome.question, new_chat=new_chat, timeout=timeout, on_progress=on_progress
+            outcome.question, new_chat=new_chat, timeout=timeout, on_progress=on_progress, **where
         )
         for provider, result in both.results.items():
             outcome.providers[provider].result = result
@@ -165,8 +187,9 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
             outcome.question,
             new_chat=new_chat,
             timeout=timeout,
-            skip_thinking=scenario.ask.skip_thinking,
+            skip_thinking=ask.skip_thinking,
             on_progress=on_progress,
+            **where,
         )
     except BridgeError as exc:
         _set_error(outcome.providers[provider], exc)
