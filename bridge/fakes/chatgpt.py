@@ -213,7 +213,14 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
         # C7.2: a new chat's request has no conversation_id; new chats get a title (C7.4).
         title = None if body.get("conversation_id") else _title(text)
         mode = body.get("model") if isinstance(body.get("model"), str) else ""
-        record = controller.open_question(text, body.get("conversation_id"), files, mode)
+        effort = body.get("thinking_effort")  # C13.6
+        record = controller.open_question(
+            text,
+            body.get("conversation_id"),
+            files,
+            mode,
+            effort=effort if isinstance(effort, str) else "",
+        )
         headers = {"x-fake-question-id": record.id, "cache-control": "no-cache"}
         if record.behaviour.state == "rate_limited":
             # Plain HTTP 429 with retry-after, as the backend API limits (C5.10).
