@@ -75,6 +75,12 @@ class Used:
     #: The model that answered, as the site's answer stream names it (ChatGPT's
     #: ``metadata.model_slug``, SITE-FACTS C7.5); "" when the stream does not say.
     model: str = ""
+    #: ChatGPT's thinking effort, once the page showed it chosen (docs/sites.md#effort):
+    #: ``requested``, the row's ``label``, the ``tier`` it means, the composer pill's text
+    #: (``shown``) and ``how`` ("already", "chosen"); empty when none was asked for.
+    effort: dict[str, str] = field(default_factory=dict)
+    #: Gemini's Deep Think was on (its chip shown) when the question was sent.
+    deep_think: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

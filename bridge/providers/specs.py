@@ -222,3 +222,10 @@ class AskOptions:
     #: The site's mode to ask in (docs/sites.md#modes): an item of its picker, by id or
     #: label ("thinking", "gpt-5-5-instant", "Pro"); None asks in the mode the page has.
     mode: str | None = None
+    #: ChatGPT's thinking effort (docs/sites.md#effort): a tier of its Effort submenu by
+    #: label or by any name of that tier ("high", "extended", "Extra High", "max", "pro");
+    #: None asks at the tier the page has.
+    effort: str | None = None
+    #: Gemini's Deep Think, turned on in the Tools drawer and confirmed by its chip
+    #: (docs/sites.md#effort); False leaves the page as it is.
+    deep_think: bool = False
