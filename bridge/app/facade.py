@@ -123,6 +123,8 @@ class Bridge:
         answer_source: AnswerSource = "auto",
         files: Files = None,
         mode: str | None = None,
+        effort: str | None = None,
+        deep_think: bool = False,
     ) -> AskResult:
         """Ask one provider through its web UI; a typed BridgeError says what went wrong.
 
@@ -131,10 +133,14 @@ class Bridge:
         go); small text files go into the question, others through the site's upload.
         ``mode``: the site's mode to ask in (docs/sites.md#modes), an item of its picker by
         id or label; the ask fails closed (``ModeUnavailable``, ``ModeUnconfirmed``) before
-        anything is typed when the page does not show it chosen."""
+        anything is typed when the page does not show it chosen. ``effort`` (ChatGPT only): the
+        thinking effort, a tier of its Effort submenu ("high", "extended", "pro");
+        ``deep_think`` (Gemini only): Deep Think on (docs/sites.md#effort). Each is confirmed
+        on the page before anything is typed (``EffortUnavailable``, ``EffortUnconfirmed``)."""
         _check_provider(provider)
         if not question.strip():
             raise ValueError("the question is empty")
+        effort = _check_effort(provider, effort, deep_think)
         attachments = await self.read_files(files)
         key = session_key or self.session_key
         options = AskOptions(
@@ -144,6 +150,8 @@ class Bridge:
             on_progress=on_progress,
             answer_source=answer_source,
             mode=_mode_or_none(mode),
+            effort=effort,
+            deep_think=deep_think,
         )
         slot = (key, provider)
         async with self._lock(key, provider):
@@ -257,14 +265,23 @@ class Bridge:
         files: Files = None,
         modes: Mapping[Provider, str | None] | None = None,
         on_done: DoneCallback | None = None,
+        effort: str | None = None,
+        deep_think: bool = False,
     ) -> BothResult:
         """Ask every provider at once; each side's answer or error, never one hiding the other.
 
         ``files`` are read once, before either side types (``AttachmentRefused`` ends the
         call: no side asks). ``modes``: each provider's mode (docs/sites.md#modes).
+        ``effort`` is ChatGPT's, ``deep_think`` Gemini's (docs/sites.md#effort).
         ``on_done`` hears each side's answer or error the moment that side ends, so a caller
         can show the first answer while the other side still works (``bridge ask``)."""
         started = time.monotonic()
+        if effort is not None and "chatgpt" not in providers:
+            raise ValueError(
+                "effort is ChatGPT's thinking effort: ask ChatGPT too, or leave it out"
+            )
+        if deep_think and "gemini" not in providers:
+            raise ValueError("deep_think is Gemini's Deep Think: ask Gemini too, or leave it out")
         attachments = await self.read_files(files)
 
         async def one(provider: Provider) -> AskResult:
@@ -278,6 +295,8 @@ class Bridge:
                     on_progress=on_progress,
                     files=attachments,
                     mode=(modes or {}).get(provider),
+                    effort=effort if provider == "chatgpt" else None,
+                    deep_think=deep_think and provider == "gemini",
                 )
             except Exception as exc:
                 await _tell_done(on_done, provider, exc)
@@ -300,6 +319,8 @@ class Bridge:
         session_key: str | None = None,
         files: Files = None,
         mode: str | None = None,
+        effort: str | None = None,
+        deep_think: bool = False,
     ) -> Job:
         """Start an ask that outlives the call that wants it, and return its job at once
         (``wait_job`` waits for it). Answers of thinking models take longer than MCP clients
@@ -309,11 +330,19 @@ class Bridge:
         _check_provider(provider)
         if not question.strip():
             raise ValueError("the question is empty")
+        effort = _check_effort(provider, effort, deep_think)
         attachments = await self.read_files(files)
         key = session_key or self.session_key
         timeout_s = 480.0 if timeout is None else timeout
         job = Job.new(
-            provider, question, key, timeout_s, new_chat=new_chat, mode=_mode_or_none(mode)
+            provider,
+            question,
+            key,
+            timeout_s,
+            new_chat=new_chat,
+            mode=_mode_or_none(mode),
+            effort=effort,
+            deep_think=deep_think,
         )
         return await self._runner.start(job, attachments)
 
@@ -427,6 +456,29 @@ async def _tell_done(
 def _check_provider(provider: str) -> None:
     if provider not in PROVIDERS:
         raise ValueError(f"unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
+
+
+def _check_effort(provider: Provider, effort: str | None, deep_think: bool) -> str | None:
+    """The effort as given (None for none), refused before any browser work where it cannot
+    apply: ``effort`` is ChatGPT's thinking effort, ``deep_think`` Gemini's Deep Think
+    (docs/sites.md#effort)."""
+    if deep_think and provider != "gemini":
+        raise ValueError(
+            f"deep_think is Gemini's Deep Think, not {provider}'s: for ChatGPT ask with an "
+            "effort (e.g. effort='high') instead"
+        )
+    if effort is None:
+        return None
+    if provider != "chatgpt":
+        raise ValueError(
+            f"effort is ChatGPT's thinking effort, not {provider}'s: for Gemini ask with "
+            "deep_think=True instead"
+        )
+    if not effort.strip():
+        raise ValueError(
+            "the effort is empty: name a tier (e.g. medium, high, extra high, pro) or leave it out"
+        )
+    return effort.strip()
 
 
 def _mode_or_none(mode: str | None) -> str | None:

@@ -74,6 +74,26 @@ Mode = Annotated[
         "offered, mode_unconfirmed) with nothing sent. Leave it out to use the page's mode.",
     ),
 ]
+Effort = Annotated[
+    str | None,
+    Field(
+        description="ChatGPT's thinking effort, a tier of its Intelligence picker's Effort "
+        "menu by name: 'instant', 'medium', 'high', 'extra high', 'pro' (also the older "
+        "'light', 'standard', 'extended', 'heavy', or 'max'). bridge chooses it in the page and "
+        "asks only once the page shows it chosen; otherwise the call fails "
+        "(effort_unavailable lists the tiers offered, or carries the page's notice for a tier "
+        "out of quota; effort_unconfirmed) with nothing sent. used.effort records the tier, "
+        "used.model the model that answered. ChatGPT only; leave it out to keep the page's tier.",
+    ),
+]
+DeepThink = Annotated[
+    bool,
+    Field(
+        description="Turn on Gemini's Deep Think (Tools -> Deep Think) before asking; the call "
+        "fails (effort_unavailable, effort_unconfirmed) with nothing sent when the page does "
+        "not show it on. Gemini only; Deep Think answers take minutes: give a long timeout.",
+    ),
+]
 Target = Annotated[
     str, Field(description="'chatgpt', 'gemini', or a tab id (a number) from the browser.")
 ]
@@ -114,7 +134,7 @@ def _ask_one(
 ) -> Callable[..., Awaitable[CallToolResult]]:
     """The ask tool of one provider, named ask_<provider>_web."""
 
-    async def ask(
+    async def ask_chatgpt(
         question: Question,
         ctx: Context,
         new_chat: NewChat = False,
@@ -122,16 +142,54 @@ def _ask_one(
         files: Files = None,
         max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
         mode: Mode = None,
+        effort: Effort = None,
+    ) -> CallToolResult:
+        return await _ask(question, ctx, new_chat, timeout, files, max_wait, mode, effort=effort)
+
+    async def ask_gemini(
+        question: Question,
+        ctx: Context,
+        new_chat: NewChat = False,
+        timeout: Timeout = None,
+        files: Files = None,
+        max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
+        mode: Mode = None,
+        deep_think: DeepThink = False,
+    ) -> CallToolResult:
+        return await _ask(
+            question, ctx, new_chat, timeout, files, max_wait, mode, deep_think=deep_think
+        )
+
+    async def _ask(
+        question: str,
+        ctx: Context,
+        new_chat: bool,
+        timeout: float | None,
+        files: list[str] | None,
+        max_wait: float,
+        mode: str | None,
+        *,
+        effort: str | None = None,
+        deep_think: bool = False,
     ) -> CallToolResult:
         bridge = get_bridge()
         job = await bridge.start_job(
-            provider, question, new_chat=new_chat, timeout=timeout, files=files, mode=mode
+            provider,
+            question,
+            new_chat=new_chat,
+            timeout=timeout,
+            files=files,
+            mode=mode,
+            effort=effort,
+            deep_think=deep_think,
         )
         return _job_result(await _wait_for_job(bridge, job, max_wait, ctx))
 
+    # ChatGPT's tool takes an effort, Gemini's Deep Think (docs/sites.md#effort).
+    chosen = ask_chatgpt if provider == "chatgpt" else ask_gemini
     # The tool's name, and its schema's title (<name>Arguments): the function's name.
-    ask.__name__ = ask.__qualname__ = f"ask_{provider}_web"
-    return ask
+    chosen.__name__ = chosen.__qualname__ = f"ask_{provider}_web"
+    return chosen
 
 
 def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
@@ -145,6 +203,8 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
         max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
         chatgpt_mode: Mode = None,
         gemini_mode: Mode = None,
+        chatgpt_effort: Effort = None,
+        gemini_deep_think: DeepThink = False,
     ) -> CallToolResult:
         """Ask ChatGPT and Gemini at once (recommended default) and return both answers.
 
@@ -164,6 +224,8 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
                 timeout=timeout,
                 files=attachments,
                 mode=modes[provider],
+                effort=chatgpt_effort if provider == "chatgpt" else None,
+                deep_think=gemini_deep_think and provider == "gemini",
             )
             for provider in PROVIDER_ORDER
         ]

@@ -101,6 +101,10 @@ class Job(BaseModel):
     new_chat: bool = False
     mode: str | None = None
     """The site mode asked for (docs/sites.md#modes)."""
+    effort: str | None = None
+    """ChatGPT's thinking effort asked for (docs/sites.md#effort)."""
+    deep_think: bool = False
+    """Gemini's Deep Think asked for (docs/sites.md#effort)."""
     owner: Owner = Field(default_factory=Owner)
     url: str | None = None
     """The conversation's URL, once known."""
@@ -151,6 +155,8 @@ class Job(BaseModel):
         *,
         new_chat: bool = False,
         mode: str | None = None,
+        effort: str | None = None,
+        deep_think: bool = False,
     ) -> Job:
         now = time.time()
         return cls(
@@ -163,6 +169,8 @@ class Job(BaseModel):
             timeout_s=float(timeout_s),
             new_chat=new_chat,
             mode=mode,
+            effort=effort,
+            deep_think=deep_think,
             owner=Owner.me(),
         )
 

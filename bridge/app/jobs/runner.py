@@ -51,6 +51,8 @@ class JobHost(Protocol):
         on_progress: ProgressCallback | None = ...,
         files: Attachments = ...,
         mode: str | None = ...,
+        effort: str | None = ...,
+        deep_think: bool = ...,
     ) -> AskResult: ...
 
     async def collect_answer(
@@ -185,6 +187,8 @@ class JobRunner:
                 on_progress=lambda progress: self._progress(running, progress),
                 files=attachments,
                 mode=job.mode,
+                effort=job.effort,
+                deep_think=job.deep_think,
             )
         except BridgeError as exc:
             await running.recorder.fail(exc.code, str(exc))

@@ -151,7 +151,12 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
     timeout = None if scenario.ask.timeout_ms is None else scenario.ask.timeout_ms / 1000
     if scenario.provider == "both":
         both = await bridge.ask_both(
-            outcome.question, new_chat=new_chat, timeout=timeout, on_progress=on_progress
+            outcome.question,
+            new_chat=new_chat,
+            timeout=timeout,
+            on_progress=on_progress,
+            effort=scenario.ask.effort,
+            deep_think=scenario.ask.deep_think,
         )
         for provider, result in both.results.items():
             outcome.providers[provider].result = result
@@ -167,6 +172,8 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
             timeout=timeout,
             skip_thinking=scenario.ask.skip_thinking,
             on_progress=on_progress,
+            effort=scenario.ask.effort,
+            deep_think=scenario.ask.deep_think,
         )
     except BridgeError as exc:
         _set_error(outcome.providers[provider], exc)
