@@ -416,6 +416,47 @@ class TemporaryChatUnavailable(ProviderError):
         self.problem = problem
 
 
+class EffortUnavailable(ProviderError):
+    """The thinking effort (ChatGPT's tier, Gemini's Deep Think) asked for is not one the
+    page offers, is shown disabled (``notice`` is the page's own word on it, e.g. when an
+    allotment resets), or the page has no control for it. Raised before anything is typed;
+    ``offered`` lists what the page showed (docs/sites.md#effort)."""
+
+    code = "effort_unavailable"
+
+    def __init__(
+        self, provider: str, wanted: str, problem: str, offered: list[str], notice: str = ""
+    ) -> None:
+        choices = "; ".join(offered) if offered else "none"
+        said = f" The page says: {notice}" if notice else ""
+        super().__init__(
+            provider,
+            f"{provider} cannot be asked with effort {wanted!r}: {problem}.{said} The page "
+            f"offers: {choices}. Ask again with one of them, or without an effort to use the "
+            "one the page has. Nothing was typed or sent.",
+        )
+        self.wanted = wanted
+        self.offered = offered
+        self.notice = notice
+
+
+class EffortUnconfirmed(ProviderError):
+    """bridge chose the effort but the page never showed it chosen: bridge fails closed rather
+    than ask at a thinking effort nobody can vouch for. Raised before anything is typed."""
+
+    code = "effort_unconfirmed"
+
+    def __init__(self, provider: str, wanted: str, shown: str) -> None:
+        super().__init__(
+            provider,
+            f"{provider} did not confirm effort {wanted!r}: after choosing it the page shows "
+            f"{shown}. Nothing was typed or sent. Look at the {provider} tab (the tier may "
+            "need a plan or be out of quota), choose it there or ask without one.",
+        )
+        self.wanted = wanted
+        self.shown = shown
+
+
 class SendFailed(ProviderError):
     """The question was typed but no send method made the site take it."""
 

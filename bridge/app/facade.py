@@ -136,6 +136,8 @@ class Bridge:
         gpt: str | None = None,
         gem: str | None = None,
         temporary: bool = False,
+        effort: str | None = None,
+        deep_think: bool = False,
     ) -> AskResult:
         """Ask one provider through its web UI; a typed BridgeError says what went wrong.
 
@@ -150,10 +152,14 @@ class Bridge:
         inside them; ``temporary`` asks in a temporary chat and records nothing in the
         sessions. Bad forms are a ValueError before the browser is touched; a place the page
         does not show is ``PlaceNotFound`` (``TemporaryChatUnavailable``) before anything
-        is typed."""
+        is typed. ``effort`` (ChatGPT only): the thinking effort, a tier of its Effort
+        submenu ("high", "extended", "pro"); ``deep_think`` (Gemini only): Deep Think on
+        (docs/sites.md#effort). Each is confirmed on the page before anything is typed
+        (``EffortUnavailable``, ``EffortUnconfirmed``)."""
         _check_provider(provider)
         if not question.strip():
             raise ValueError("the question is empty")
+        effort = _check_effort(provider, effort, deep_think)
         options = AskOptions(
             new_chat=new_chat,
             timeout=480.0 if timeout is None else timeout,
@@ -166,6 +172,8 @@ class Bridge:
             gpt=gpt,
             gem=gem,
             temporary=temporary,
+            effort=effort,
+            deep_think=deep_think,
         )
         resolve_place(provider_spec(provider, self.store.root), options)  # ValueError early
         attachments = await self.read_files(files)
@@ -288,11 +296,14 @@ class Bridge:
         gpt: str | None = None,
         gem: str | None = None,
         temporary: bool = False,
+        effort: str | None = None,
+        deep_think: bool = False,
     ) -> BothResult:
         """Ask every provider at once; each side's answer or error, never one hiding the other.
 
         ``files`` are read once, before either side types (``AttachmentRefused`` ends the
         call: no side asks). ``modes``: each provider's mode (docs/sites.md#modes).
+        ``effort`` is ChatGPT's, ``deep_think`` Gemini's (docs/sites.md#effort).
         ``on_done`` hears each side's answer or error the moment that side ends, so a caller
         can show the first answer while the other side still works (``bridge ask``).
         Where (docs/sites.md#where): ``conversations`` each provider's conversation;
@@ -311,6 +322,12 @@ class Bridge:
         }
         for p in providers:  # every side's forms checked before either side asks
             self.check_where(p, new_chat=new_chat, **places[p])
+        if effort is not None and "chatgpt" not in providers:
+            raise ValueError(
+                "effort is ChatGPT's thinking effort: ask ChatGPT too, or leave it out"
+            )
+        if deep_think and "gemini" not in providers:
+            raise ValueError("deep_think is Gemini's Deep Think: ask Gemini too, or leave it out")
         attachments = await self.read_files(files)
 
         async def one(provider: Provider) -> AskResult:
@@ -325,6 +342,8 @@ class Bridge:
                     files=attachments,
                     mode=(modes or {}).get(provider),
                     **places[provider],
+                    effort=effort if provider == "chatgpt" else None,
+                    deep_think=deep_think and provider == "gemini",
                 )
             except Exception as exc:
                 await _tell_done(on_done, provider, exc)
@@ -376,6 +395,8 @@ class Bridge:
         gpt: str | None = None,
         gem: str | None = None,
         temporary: bool = False,
+        effort: str | None = None,
+        deep_think: bool = False,
     ) -> Job:
         """Start an ask that outlives the call that wants it, and return its job at once
         (``wait_job`` waits for it). Answers of thinking models take longer than MCP clients
@@ -393,6 +414,7 @@ class Bridge:
             "temporary": temporary,
         }
         self.check_where(provider, new_chat=new_chat, **where)
+        effort = _check_effort(provider, effort, deep_think)
         attachments = await self.read_files(files)
         key = session_key or self.session_key
         timeout_s = 480.0 if timeout is None else timeout
@@ -404,6 +426,8 @@ class Bridge:
             new_chat=new_chat,
             mode=_mode_or_none(mode),
             **where,
+            effort=effort,
+            deep_think=deep_think,
         )
         return await self._runner.start(job, attachments)
 
@@ -523,6 +547,29 @@ async def _tell_done(
 def _check_provider(provider: str) -> None:
     if provider not in PROVIDERS:
         raise ValueError(f"unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
+
+
+def _check_effort(provider: Provider, effort: str | None, deep_think: bool) -> str | None:
+    """The effort as given (None for none), refused before any browser work where it cannot
+    apply: ``effort`` is ChatGPT's thinking effort, ``deep_think`` Gemini's Deep Think
+    (docs/sites.md#effort)."""
+    if deep_think and provider != "gemini":
+        raise ValueError(
+            f"deep_think is Gemini's Deep Think, not {provider}'s: for ChatGPT ask with an "
+            "effort (e.g. effort='high') instead"
+        )
+    if effort is None:
+        return None
+    if provider != "chatgpt":
+        raise ValueError(
+            f"effort is ChatGPT's thinking effort, not {provider}'s: for Gemini ask with "
+            "deep_think=True instead"
+        )
+    if not effort.strip():
+        raise ValueError(
+            "the effort is empty: name a tier (e.g. medium, high, extra high, pro) or leave it out"
+        )
+    return effort.strip()
 
 
 def _mode_or_none(mode: str | None) -> str | None:

@@ -4,6 +4,9 @@
   [--conversation URL|ID] [--project ID] [--gpt ID] [--gem ID] [--temporary]
   [--launch]``: ask once and print the answer (``--json`` for the whole result); each
   ``--file`` goes with the question (docs/sites.md#attachments).
+  [--effort TIER] [--deep-think] [--launch]``: ask once and print the answer (``--json`` for
+  the whole result); each ``--file`` goes with the question (docs/sites.md#attachments);
+  ``--effort`` / ``--deep-think`` choose the thinking effort (docs/sites.md#effort).
 - ``python -m bridge relay [--launch] [--headless]``: run a relay, optionally with a
   launched Chromium, and report when the extension connects (until Ctrl-C).
 - ``python -m bridge cdp``: a DevTools endpoint for Playwright/Puppeteer.
@@ -310,6 +313,23 @@ def parse_where(
     return where
 
 
+def check_effort_args(provider: str, effort: str | None, deep_think: bool) -> None:
+    """``--effort`` is ChatGPT's, ``--deep-think`` Gemini's (docs/sites.md#effort): refused
+    before any browser starts when the side it belongs to is not asked."""
+    if effort is not None and provider not in ("chatgpt", "both"):
+        raise ValueError(
+            "--effort is ChatGPT's thinking effort: use it with --provider chatgpt or both "
+            "(for Gemini, --deep-think)"
+        )
+    if effort is not None and not effort.strip():
+        raise ValueError("--effort names no tier (e.g. --effort high)")
+    if deep_think and provider not in ("gemini", "both"):
+        raise ValueError(
+            "--deep-think is Gemini's Deep Think: use it with --provider gemini or both "
+            "(for ChatGPT, --effort)"
+        )
+
+
 async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = None) -> int:
     options = options or options_from_args(args)
     try:  # before any browser starts: a file that cannot go costs nothing
@@ -323,6 +343,7 @@ async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = N
     try:
         modes = parse_modes(args.mode)
         where = parse_where(args, providers, options.state_dir)
+        check_effort_args(args.provider, args.effort, args.deep_think)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -391,6 +412,8 @@ async def _ask_and_print(
             timeout=args.timeout,
             files=files,
             modes=modes,
+            effort=args.effort,
+            deep_think=args.deep_think,
             on_progress=on_progress,
             on_done=side_done,
             conversations={p: w["conversation"] for p, w in where.items()},
@@ -411,6 +434,8 @@ async def _ask_and_print(
             timeout=args.timeout,
             files=files,
             mode=modes.get(provider),
+            effort=args.effort,
+            deep_think=args.deep_think,
             on_progress=on_progress,
             **where[provider],
         )
@@ -506,6 +531,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="ask in a temporary chat: the site keeps no history and bridge records no "
         "session; fails, nothing sent, when the page does not confirm it",
+    )
+    ask.add_argument(
+        "--effort",
+        metavar="TIER",
+        help="ChatGPT's thinking effort, as its Effort menu names the tier (instant, medium, "
+        "high, extra high, pro; also light, standard, extended, heavy, max). The ask fails, "
+        "with nothing sent, when the page does not show the tier chosen",
+    )
+    ask.add_argument(
+        "--deep-think",
+        action="store_true",
+        help="turn on Gemini's Deep Think (Tools -> Deep Think) before asking; the ask fails, "
+        "with nothing sent, when the page does not show it on",
     )
     ask.add_argument(
         "--connect-timeout",

@@ -100,7 +100,12 @@ class Behaviour:
     mode_sticks: bool = True
     """Whether a choice in the site's mode picker takes (read at page load). ``False`` is a
     picker whose choice does not hold (a mode the account may not use): the menu closes and
-    the mode stays as it was, so a driver must look, not trust its own click."""
+    the mode stays as it was, so a driver must look, not trust its own click. The same holds
+    for ChatGPT's effort tiers and Gemini's Deep Think (docs/sites.md#effort)."""
+    effort_disabled: str = ""
+    """ChatGPT only (read at page load): the effort tier, by its label in the Effort submenu
+    (e.g. ``"Pro"``), shown disabled (``aria-disabled``) with a row-owned notice carrying a
+    reset time, as an exhausted Pro allotment shows (SITE-FACTS C13.5)."""
     upload_ms: int = 0
     """How long the fake server takes to accept each uploaded file (``POST /__fake/upload``),
     read from the default behaviour: the time a page shows the file as uploading."""

@@ -241,6 +241,7 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
         gizmo = body.get("conversation_mode")
         place = str(gizmo.get("gizmo_id") or "") if isinstance(gizmo, dict) else ""
         page_url = _referer_path(request)
+        effort = body.get("thinking_effort")  # C13.6
         record = controller.open_question(
             text,
             body.get("conversation_id"),
@@ -249,6 +250,7 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
             place=place,
             temporary="temporary-chat=true" in page_url.partition("?")[2],
             page=page_url,
+            effort=effort if isinstance(effort, str) else "",
         )
         headers = {"x-fake-question-id": record.id, "cache-control": "no-cache"}
         if record.behaviour.state == "rate_limited":

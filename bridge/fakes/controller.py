@@ -72,6 +72,12 @@ class QuestionRecord:
     """The mode the page asked in, as its request said it (ChatGPT: the body's ``model``
     slug; Gemini: the mode its model header names). The fakes' own shapes: the real ones
     are undocumented or opaque (docs/sites.md#modes)."""
+    effort: str = ""
+    """ChatGPT: the send body's ``thinking_effort`` (``standard``, ``extended``, ``max``;
+    SITE-FACTS C13.6), "" when the body had none (docs/sites.md#effort)."""
+    deep_think: bool = False
+    """Gemini: Deep Think was on when the question was sent (the fake's own request header:
+    the real wire flag is undocumented, docs/sites.md#effort)."""
     time_scale: float = 1.0
     """The site's clock for this answer (:attr:`SiteController.time_scale`)."""
     place: str = ""
@@ -307,6 +313,8 @@ class SiteController:
         place: str = "",
         temporary: bool = False,
         page: str = "",
+        effort: str = "",
+        deep_think: bool = False,
     ) -> QuestionRecord:
         """Record a question the page sent and decide how it is answered.
 
@@ -342,6 +350,8 @@ class SiteController:
                 place=place,
                 temporary=temporary,
                 page=page,
+                effort=effort,
+                deep_think=deep_think,
             )
             if behaviour.state != "rate_limited":
                 exchanges = self._conversations[conversation_id]

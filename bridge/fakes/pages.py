@@ -88,6 +88,7 @@ def page_response(site: str, behaviour: Behaviour) -> Response:
         "loggedOut": behaviour.state == "logged_out",
         "hydrationMs": behaviour.hydration_ms,
         "modeSticks": behaviour.mode_sticks,
+        "effortDisabled": behaviour.effort_disabled,
         "uploadConsent": behaviour.upload_consent,
         "temporaryChat": behaviour.temporary_chat,
     }

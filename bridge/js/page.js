@@ -1271,6 +1271,118 @@
       }, timeoutMs);
     },
 
+    // ---- thinking effort and Deep Think (docs/sites.md#effort) -----------------------------
+
+    /**
+     * ChatGPT's Intelligence picker as the page shows it now: ``menu`` (selectors.effort_menu
+     * visible), ``opener`` (a selectors.effort_menu_item in it whose text starts with one of
+     * texts.effort_opener_labels: the Effort submenu opener, "EffortHigh"), ``advanced`` (one
+     * labelled with texts.effort_advanced_labels) and ``rows``: the visible
+     * selectors.effort_item outside the picker's own menu (the Effort submenu's tier rows),
+     * each with ``label``, ``selected`` (selectors.effort_selected on or in it), ``disabled``
+     * and ``notice`` (the text of its aria-describedby elements or its title: C13.5).
+     */
+    effortState(p) {
+      const S = siteOf(p).pack.sel;
+      const T = siteOf(p).pack.texts;
+      const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+      const menus = all(S.effort_menu).filter(visible);
+      const inMenu = (el) => menus.some((m) => m.contains(el));
+      const items = menus.flatMap((m) => all(S.effort_menu_item, m).filter(visible));
+      const startsWith = (el, texts) =>
+        (texts || []).some((t) => bare(el.textContent).startsWith(bare(t)));
+      const opener = items.find((el) => el.getAttribute('aria-haspopup') === 'menu' &&
+        startsWith(el, T.effort_opener_labels));
+      const advanced = items.find((el) => labelIs(el, T.effort_advanced_labels || []));
+      const found = all(S.effort_item).filter((el) => visible(el) && !inMenu(el));
+      const rows = found.filter((el) => !found.some((o) => o !== el && o.contains(el)));
+      const noticeOf = (el) => {
+        const ids = (el.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
+        const texts = ids.map((id) => clean((document.getElementById(id) || {}).textContent));
+        return clean([...texts, el.getAttribute('title') || ''].join(' '));
+      };
+      return {
+        menu: menus.length > 0,
+        opener: opener ? clean(opener.textContent) : '',
+        advanced: !!advanced,
+        rows: rows.map((el) => ({
+          label: clean(el.textContent),
+          selected: matchesAny(el, S.effort_selected) ||
+            (!!S.effort_selected && !!el.querySelector(joined(S.effort_selected))),
+          disabled: isDisabled(el),
+          notice: isDisabled(el) ? noticeOf(el) : '',
+        })),
+      };
+    },
+    /** The centre of what ``what`` names in the Intelligence picker ('advanced', 'opener', or
+     * a row's index in effortState order) for a trusted click; null when it does not show. */
+    effortTarget(p, what) {
+      const S = siteOf(p).pack.sel;
+      const T = siteOf(p).pack.texts;
+      const menus = all(S.effort_menu).filter(visible);
+      const items = menus.flatMap((m) => all(S.effort_menu_item, m).filter(visible));
+      let el = null;
+      if (what === 'advanced') el = items.find((e) => labelIs(e, T.effort_advanced_labels || []));
+      else if (what === 'opener') {
+        el = items.find((e) => e.getAttribute('aria-haspopup') === 'menu' &&
+          (T.effort_opener_labels || []).some((t) => bare(e.textContent).startsWith(bare(t))));
+      } else {
+        const found = all(S.effort_item).filter((e) => visible(e) && !menus.some((m) => m.contains(e)));
+        el = found.filter((e) => !found.some((o) => o !== e && o.contains(e)))[what];
+      }
+      if (!el) return null;
+      el.scrollIntoView({ block: 'nearest' });
+      const r = el.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2, disabled: isDisabled(el) };
+    },
+    /** Resolve once the picker shows what ``what`` asks: 'menu', 'opener', 'rows', 'closed'
+     * (no picker menu and no row), or 'chosen:<i>' (row i shown selected; 'closed' when the
+     * menus closed instead); '' at timeoutMs. */
+    whenEffort(p, what, timeoutMs) {
+      return waitUntil(() => {
+        const st = api.effortState(p);
+        const closed = !st.menu && !st.rows.length;
+        if (what === 'closed') return closed ? 'closed' : '';
+        if (what === 'menu') return st.menu ? 'menu' : '';
+        if (what === 'opener') return st.opener ? 'opener' : '';
+        if (what === 'rows') return st.rows.length ? 'rows' : '';
+        const i = Number(what.split(':')[1]);
+        if (st.rows[i] && st.rows[i].selected) return 'selected';
+        return closed ? 'closed' : '';
+      }, timeoutMs);
+    },
+    /** The composer pill's text (selectors.effort_button): after the menus close it names the
+     * tier the page holds (C13.4). */
+    effortPill(p) {
+      const el = last(all(siteOf(p).pack.sel.effort_button).filter(visible));
+      return el ? (el.textContent || '').replace(/\s+/g, ' ').trim() : '';
+    },
+
+    /** Gemini's Tools menu items (selectors.deep_think_item, visible): each one's ``label``,
+     * whether it is Deep Think (texts.deep_think_labels), ``disabled`` and its ``notice``. */
+    deepThinkItems(p) {
+      const S = siteOf(p).pack.sel;
+      const T = siteOf(p).pack.texts;
+      const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+      return all(S.deep_think_item).filter(visible).map((el) => ({
+        label: clean(el.textContent),
+        deep_think: labelIs(el, T.deep_think_labels || []),
+        disabled: isDisabled(el),
+        notice: isDisabled(el) ? clean(el.getAttribute('title') || '') : '',
+      }));
+    },
+    /** The centre of the Tools menu's Deep Think item for a trusted click; null when none. */
+    deepThinkTarget(p) {
+      const S = siteOf(p).pack.sel;
+      const T = siteOf(p).pack.texts;
+      const el = all(S.deep_think_item).filter(visible)
+        .find((e) => labelIs(e, T.deep_think_labels || []));
+      if (!el) return null;
+      el.scrollIntoView({ block: 'nearest' });
+      const r = el.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2, disabled: isDisabled(el) };
+    },
+
     // ---- files with the question (docs/sites.md#attachments) -----------------------------
 
     /** The centre of the newest visible element of the pack's selector list ``name``,

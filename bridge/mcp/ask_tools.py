@@ -118,6 +118,26 @@ Temporary = Annotated[
         "temporary_chat_unavailable, nothing sent, when the page does not confirm it.",
     ),
 ]
+Effort = Annotated[
+    str | None,
+    Field(
+        description="ChatGPT's thinking effort, a tier of its Intelligence picker's Effort "
+        "menu by name: 'instant', 'medium', 'high', 'extra high', 'pro' (also the older "
+        "'light', 'standard', 'extended', 'heavy', or 'max'). bridge chooses it in the page and "
+        "asks only once the page shows it chosen; otherwise the call fails "
+        "(effort_unavailable lists the tiers offered, or carries the page's notice for a tier "
+        "out of quota; effort_unconfirmed) with nothing sent. used.effort records the tier, "
+        "used.model the model that answered. ChatGPT only; leave it out to keep the page's tier.",
+    ),
+]
+DeepThink = Annotated[
+    bool,
+    Field(
+        description="Turn on Gemini's Deep Think (Tools -> Deep Think) before asking; the call "
+        "fails (effort_unavailable, effort_unconfirmed) with nothing sent when the page does "
+        "not show it on. Gemini only; Deep Think answers take minutes: give a long timeout.",
+    ),
+]
 Target = Annotated[
     str, Field(description="'chatgpt', 'gemini', or a tab id (a number) from the browser.")
 ]
@@ -158,7 +178,7 @@ def _ask_one(
 ) -> Callable[..., Awaitable[CallToolResult]]:
     """The ask tool of one provider, named ask_<provider>_web."""
 
-    async def ask(
+    async def ask_chatgpt(
         question: Question,
         ctx: Context,
         new_chat: NewChat = False,
@@ -171,6 +191,57 @@ def _ask_one(
         gpt: Gpt = None,
         gem: Gem = None,
         temporary: Temporary = False,
+        effort: Effort = None,
+    ) -> CallToolResult:
+        where: Where = {
+            "conversation": conversation,
+            "project": project,
+            "gpt": gpt,
+            "gem": gem,
+            "temporary": temporary,
+        }
+        return await _ask(
+            question, ctx, new_chat, timeout, files, max_wait, mode, where, effort=effort
+        )
+
+    async def ask_gemini(
+        question: Question,
+        ctx: Context,
+        new_chat: NewChat = False,
+        timeout: Timeout = None,
+        files: Files = None,
+        max_wait: MaxWait = DEFAULT_MAX_WAIT_S,
+        mode: Mode = None,
+        conversation: Conversation = None,
+        project: Project = None,
+        gpt: Gpt = None,
+        gem: Gem = None,
+        temporary: Temporary = False,
+        deep_think: DeepThink = False,
+    ) -> CallToolResult:
+        where: Where = {
+            "conversation": conversation,
+            "project": project,
+            "gpt": gpt,
+            "gem": gem,
+            "temporary": temporary,
+        }
+        return await _ask(
+            question, ctx, new_chat, timeout, files, max_wait, mode, where, deep_think=deep_think
+        )
+
+    async def _ask(
+        question: str,
+        ctx: Context,
+        new_chat: bool,
+        timeout: float | None,
+        files: list[str] | None,
+        max_wait: float,
+        mode: str | None,
+        where: Where,
+        *,
+        effort: str | None = None,
+        deep_think: bool = False,
     ) -> CallToolResult:
         bridge = get_bridge()
         job = await bridge.start_job(
@@ -180,17 +251,17 @@ def _ask_one(
             timeout=timeout,
             files=files,
             mode=mode,
-            conversation=conversation,
-            project=project,
-            gpt=gpt,
-            gem=gem,
-            temporary=temporary,
+            **where,
+            effort=effort,
+            deep_think=deep_think,
         )
         return _job_result(await _wait_for_job(bridge, job, max_wait, ctx))
 
+    # ChatGPT's tool takes an effort, Gemini's Deep Think (docs/sites.md#effort).
+    chosen = ask_chatgpt if provider == "chatgpt" else ask_gemini
     # The tool's name, and its schema's title (<name>Arguments): the function's name.
-    ask.__name__ = ask.__qualname__ = f"ask_{provider}_web"
-    return ask
+    chosen.__name__ = chosen.__qualname__ = f"ask_{provider}_web"
+    return chosen
 
 
 def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
@@ -210,6 +281,8 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
         gpt: Gpt = None,
         gem: Gem = None,
         temporary: Temporary = False,
+        chatgpt_effort: Effort = None,
+        gemini_deep_think: DeepThink = False,
     ) -> CallToolResult:
         """Ask ChatGPT and Gemini at once (recommended default) and return both answers.
 
@@ -243,6 +316,8 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
                 files=attachments,
                 mode=modes[provider],
                 **where[provider],
+                effort=chatgpt_effort if provider == "chatgpt" else None,
+                deep_think=gemini_deep_think and provider == "gemini",
             )
             for provider in PROVIDER_ORDER
         ]

@@ -29,6 +29,7 @@ from bridge.providers.completion_loop import (
 from bridge.providers.composer import INPUT_METHODS, SEND_METHODS, InputMethod, SendMethod
 from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
+from bridge.providers.effort import choose_deep_think, choose_effort
 from bridge.providers.extraction import extract
 from bridge.providers.modes import choose_mode
 from bridge.providers.network_answer import answer_stream
@@ -110,6 +111,13 @@ async def run_ask(
         # Before files and text: a mode that cannot be confirmed ends the ask with nothing sent.
         await ctx.progress("mode")
         ctx.used.mode = await choose_mode(ctx, options.mode)
+    if options.effort:
+        # After the mode (the tier belongs to the model), before anything is typed.
+        await ctx.progress("effort")
+        ctx.used.effort = await choose_effort(ctx, options.effort)
+    if options.deep_think:
+        await ctx.progress("effort")
+        ctx.used.deep_think = await choose_deep_think(ctx)
     if files:
         # Uploads first, and finished, so the send never races them (input_ms includes it).
         await ctx.progress("attach")

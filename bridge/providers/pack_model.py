@@ -496,6 +496,15 @@ class SelectorSet(_Section):
     # Gemini's temporary-chat button and its "on" state (docs/sites.md#where).
     temp_chat_button: Selectors | None = None
     temp_chat_on: Selectors | None = None
+    # Thinking effort and Deep Think (docs/sites.md#effort, bridge.providers.effort).
+    effort_button: Selectors | None = None
+    effort_menu: Selectors | None = None
+    effort_menu_item: Selectors | None = None
+    effort_item: Selectors | None = None
+    effort_selected: Selectors | None = None
+    deep_think_button: Selectors | None = None
+    deep_think_item: Selectors | None = None
+    deep_think_chip: Selectors | None = None
     # Reading conversations (docs/sites.md#conversations).
     conversation_list: Selectors | None = None
     conversation_item: Selectors | None = None
@@ -526,6 +535,10 @@ class TextSet(_Section):
     challenge_body: Pattern | None = None
     upload_consent: Texts | None = None
     mode_id_prefixes: Texts | None = None
+    effort_advanced_labels: Texts | None = None
+    effort_opener_labels: Texts | None = None
+    deep_think_labels: Texts | None = None
+    deep_think_pending: Texts | None = None
 
     def entries(self) -> Mapping[str, Texts | Pattern]:
         return self._present()

@@ -81,6 +81,12 @@ class Used:
     place: dict[str, Any] = field(default_factory=dict)
     #: Asked in a temporary chat: nothing was recorded in the sessions.
     temporary: bool = False
+    #: ChatGPT's thinking effort, once the page showed it chosen (docs/sites.md#effort):
+    #: ``requested``, the row's ``label``, the ``tier`` it means, the composer pill's text
+    #: (``shown``) and ``how`` ("already", "chosen"); empty when none was asked for.
+    effort: dict[str, str] = field(default_factory=dict)
+    #: Gemini's Deep Think was on (its chip shown) when the question was sent.
+    deep_think: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

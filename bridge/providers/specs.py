@@ -244,3 +244,10 @@ class AskOptions:
     #: Ask in a temporary chat (ChatGPT ``?temporary-chat=true``, Gemini's temporary-chat
     #: button); nothing is recorded in the sessions, and no remembered conversation continues.
     temporary: bool = False
+    #: ChatGPT's thinking effort (docs/sites.md#effort): a tier of its Effort submenu by
+    #: label or by any name of that tier ("high", "extended", "Extra High", "max", "pro");
+    #: None asks at the tier the page has.
+    effort: str | None = None
+    #: Gemini's Deep Think, turned on in the Tools drawer and confirmed by its chip
+    #: (docs/sites.md#effort); False leaves the page as it is.
+    deep_think: bool = False

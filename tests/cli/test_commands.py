@@ -429,3 +429,22 @@ async def test_a_load_extension_folder_without_a_manifest_stops_the_command(
         code, _, err = await _run(*args, "--launch", "--load-extension", str(tmp_path))
         assert code == 2, (command, err)
         assert f"argument --load-extension: {tmp_path}: no manifest.json in it" in err
+
+
+async def test_ask_at_a_thinking_effort_from_the_terminal(
+    fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
+) -> None:
+    """--effort reaches the site (the body's thinking_effort, C13.6) and the result records
+    the tier; a tier the menu lacks fails with nothing sent (docs/sites.md#effort)."""
+    args = ["--provider", "chatgpt", "--json", *_launched(fake_sites, tmp_path)]
+    code, out, err = await _run("ask", "How deep should this go?", "--effort", "high", *args)
+    assert code == 0, err
+    assert fakes.chatgpt.records[-1].effort == "extended"
+    assert json.loads(out)["used"]["effort"]["label"] == "High"
+    asked = len(fakes.chatgpt.records)
+    code, _, err = await _run("ask", "And at turbo?", "--effort", "turbo", *args)
+    assert code == 1
+    assert "error [effort_unavailable]" in err and "Extra High" in err
+    assert len(fakes.chatgpt.records) == asked
+    code, _, err = await _run("ask", "q", "--provider", "gemini", "--effort", "high")
+    assert code == 2 and "--deep-think" in err

@@ -111,6 +111,10 @@ class Job(BaseModel):
     """…the Gemini Gem asked in."""
     temporary: bool = False
     """Asked in a temporary chat (nothing recorded in the sessions)."""
+    effort: str | None = None
+    """ChatGPT's thinking effort asked for (docs/sites.md#effort)."""
+    deep_think: bool = False
+    """Gemini's Deep Think asked for (docs/sites.md#effort)."""
     owner: Owner = Field(default_factory=Owner)
     url: str | None = None
     """The conversation's URL, once known."""
@@ -166,6 +170,8 @@ class Job(BaseModel):
         gpt: str | None = None,
         gem: str | None = None,
         temporary: bool = False,
+        effort: str | None = None,
+        deep_think: bool = False,
     ) -> Job:
         now = time.time()
         return cls(
@@ -183,6 +189,8 @@ class Job(BaseModel):
             gpt=gpt,
             gem=gem,
             temporary=temporary,
+            effort=effort,
+            deep_think=deep_think,
             owner=Owner.me(),
         )
 

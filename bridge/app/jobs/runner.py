@@ -56,6 +56,8 @@ class JobHost(Protocol):
         gpt: str | None = ...,
         gem: str | None = ...,
         temporary: bool = ...,
+        effort: str | None = ...,
+        deep_think: bool = ...,
     ) -> AskResult: ...
 
     async def collect_answer(
@@ -202,6 +204,8 @@ class JobRunner:
                 gpt=job.gpt,
                 gem=job.gem,
                 temporary=job.temporary,
+                effort=job.effort,
+                deep_think=job.deep_think,
             )
         except BridgeError as exc:
             await running.recorder.fail(exc.code, str(exc))

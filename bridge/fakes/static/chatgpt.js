@@ -96,6 +96,21 @@
     { slug: 'gpt-5-5-thinking', label: 'Thinking' },
     { slug: 'gpt-5-5-pro', label: 'Pro' },
   ];
+  // The thinking-effort tiers of the Intelligence picker's "Effort" submenu, in the current
+  // English names [C13.2, C13.3] (Instant, Medium, High, Extra High, Pro: the slider's five
+  // positions), each with the model and the send body's `thinking_effort` [C13.6: U106 maps
+  // medium→standard, high→extended, extra-high→max on the thinking model; Pro is the pro model
+  // with `extended`]. Instant sends no `thinking_effort` (the fake's reading: an instant model).
+  const TIERS = [
+    { label: 'Instant', model: 'gpt-5-5-instant', effort: null },
+    { label: 'Medium', model: 'gpt-5-5-thinking', effort: 'standard' },
+    { label: 'High', model: 'gpt-5-5-thinking', effort: 'extended' },
+    { label: 'Extra High', model: 'gpt-5-5-thinking', effort: 'max' },
+    { label: 'Pro', model: 'gpt-5-5-pro', effort: 'extended' },
+  ];
+  /** The tier chosen in the Effort submenu; null until one is (a mode from the list resets it). */
+  /** @type {typeof TIERS[number]|null} */
+  let tier = null;
   /** `?model=<slug>` pre-selects a model [C6.3]; the picker changes it. */
   let modeSlug = (() => {
     const asked = new URLSearchParams(location.search).get('model');
@@ -336,39 +351,111 @@
   }
 
   /**
-   * The model picker [C8.1]: the composer pill `button.__composer-pill[aria-haspopup="menu"]`
-   * showing the current mode opens a `[role="menu"][data-radix-collection-root]` of
-   * `[role="menuitemradio"]` items with `data-testid="model-switcher-<slug>"` and
-   * `aria-checked` [C8.2]. A choice closes the menu; Escape or a second click closes it too.
-   * With the behaviour's `modeSticks` false a choice does not hold (the mode stays).
+   * The model picker [C8.1], as the unified "Intelligence" picker [C13.2]: the composer pill
+   * `button.__composer-pill[aria-haspopup="menu"]` showing the current mode (or, once one is
+   * chosen, the effort tier, as BTW saw the pill say "High", "Medium" [C13.3]) opens
+   * `[role="menu"][data-radix-collection-root][data-testid="composer-intelligence-picker-content"]`
+   * holding the `[role="menuitemradio"]` items `data-testid="model-switcher-<slug>"` with
+   * `aria-checked` [C8.2], the Pro trigger
+   * `[data-testid="composer-intelligence-pro-thinking-effort-trigger"]` and an "Advanced"
+   * `[role="menuitem"]` that reveals the submenu openers "Model" and "Effort"
+   * (`[role="menuitem"][aria-haspopup="menu"]`, the Effort label followed by the current tier:
+   * "EffortHigh") [C13.2]. "Effort" (and the Pro trigger) open a second `[role="menu"]` of
+   * `[role="menuitemradio"]` tier rows with `aria-checked` [C13.4]; the behaviour's
+   * `effortDisabled` tier is `aria-disabled="true"` with a row-owned notice through
+   * `aria-describedby` [C13.5]. A choice closes every menu; Escape or a second click on the
+   * pill closes them too. With `modeSticks` false a choice does not hold.
    */
   function modePicker() {
-    const labelOf = () => (MODES.find((m) => m.slug === modeSlug) || MODES[0]).label;
+    const labelOf = () => tier ? tier.label : (MODES.find((m) => m.slug === modeSlug) || MODES[0]).label;
     const pill = el('button', {
       type: 'button', class: '__composer-pill', 'aria-haspopup': 'menu', 'aria-expanded': 'false',
     }, labelOf());
     /** @type {HTMLElement|null} */
     let menu = null;
+    /** @type {HTMLElement|null} */
+    let submenu = null;
     const close = () => {
+      submenu?.remove();
+      submenu = null;
       if (!menu) return;
       menu.remove();
       menu = null;
       pill.setAttribute('aria-expanded', 'false');
     };
+    /** @param {HTMLElement} box @param {HTMLElement} anchor */
+    const place = (box, anchor) => {
+      const r = anchor.getBoundingClientRect();
+      box.style.left = `${r.right + 4}px`;
+      box.style.bottom = `${Math.max(4, window.innerHeight - r.bottom)}px`; // grows upwards
+      document.body.append(box);
+    };
+    /** @param {HTMLElement} anchor */
+    const openEffort = (anchor) => {
+      submenu?.remove();
+      const notices = [];
+      submenu = el('div', { role: 'menu', 'data-radix-collection-root': '', class: 'mode-menu' },
+        ...TIERS.map((t, i) => {
+          const disabled = config.effortDisabled && t.label === config.effortDisabled;
+          const row = el('div', {
+            role: 'menuitemradio', 'aria-checked': String(tier === t), tabindex: '-1',
+          }, t.label);
+          if (disabled) {
+            // [C13.5] the notice's wording is unevidenced; the reset time is its point.
+            const id = `effort-notice-${i}`;
+            row.setAttribute('aria-disabled', 'true');
+            row.setAttribute('aria-describedby', id);
+            notices.push(el('div', { id, role: 'tooltip', class: 'effort-notice' },
+              `You've reached your ${t.label} limit. It resets at 5:00 PM.`));
+          }
+          row.addEventListener('click', () => {
+            if (disabled) return;
+            if (config.modeSticks !== false) {
+              tier = t;
+              modeSlug = t.model;
+            }
+            pill.textContent = labelOf();
+            close();
+          });
+          return row;
+        }), ...notices);
+      place(submenu, anchor);
+    };
     const open = () => {
-      menu = el('div', { role: 'menu', 'data-radix-collection-root': '', class: 'mode-menu' },
+      const proTrigger = el('div', {
+        role: 'menuitem', tabindex: '-1', 'aria-haspopup': 'menu',
+        'data-testid': 'composer-intelligence-pro-thinking-effort-trigger',
+      }, 'Pro');
+      proTrigger.addEventListener('click', () => openEffort(proTrigger));
+      const advanced = el('div', { role: 'menuitem', tabindex: '-1' }, 'Advanced');
+      const advancedView = el('div', { 'data-testid': 'composer-model-picker-slider-advanced-view' });
+      advanced.addEventListener('click', () => {
+        const model = el('div', { role: 'menuitem', 'aria-haspopup': 'menu', tabindex: '-1' },
+          el('span', {}, 'Model'), el('span', {}, (MODES.find((m) => m.slug === modeSlug) || MODES[0]).label));
+        const effort = el('div', { role: 'menuitem', 'aria-haspopup': 'menu', tabindex: '-1' },
+          el('span', {}, 'Effort'), el('span', {}, tier ? tier.label : ''));
+        effort.addEventListener('click', () => openEffort(effort));
+        advancedView.replaceChildren(model, effort);
+      });
+      menu = el('div', {
+        role: 'menu', 'data-radix-collection-root': '', class: 'mode-menu',
+        'data-testid': 'composer-intelligence-picker-content',
+      },
         ...MODES.map((m) => {
           const item = el('div', {
             role: 'menuitemradio', 'data-testid': `model-switcher-${m.slug}`,
             'aria-checked': String(m.slug === modeSlug), tabindex: '-1',
           }, m.label);
           item.addEventListener('click', () => {
-            if (config.modeSticks !== false) modeSlug = m.slug;
+            if (config.modeSticks !== false) {
+              modeSlug = m.slug;
+              tier = null;
+            }
             pill.textContent = labelOf();
             close();
           });
           return item;
-        }));
+        }), proTrigger, advanced, advancedView);
       const r = pill.getBoundingClientRect();
       menu.style.left = `${r.left}px`;
       menu.style.bottom = `${window.innerHeight - r.top + 4}px`;
@@ -573,6 +660,8 @@
         ? { kind: 'gizmo_interaction', gizmo_id: gizmoId }
         : { kind: 'primary_assistant' },
     };
+    // The chosen effort tier's `thinking_effort` [C13.6].
+    if (tier && tier.effort) request.thinking_effort = tier.effort;
     if (conversationId) request.conversation_id = conversationId;
     if (!retry) request.messages[0].metadata.attachments = takeAttachments();
     try {

@@ -12,9 +12,10 @@ The format is upstream chrome-ai-bridge's ``test-scenarios.json`` (docs/flows.md
       "assertions": {"minAnswerLength": 20, "relevanceThreshold": 0.2}}]}
 
 Everything beyond the base format is optional: ``description``, ``expect`` (what the outcome must
-be: a typed error, the tab reused, ...), ``ask`` (skipThinking, timeoutMs), ``setup.primer``
-and ``setup.extensionConnected``, ``fakeOnly``/``liveOnly`` (a reason), and ``fake``: how
-the fake sites behave, in their own Python names, plus fake-only ``expect``/``assertions``.
+be: a typed error, the tab reused, ...), ``ask`` (skipThinking, timeoutMs, effort, deepThink),
+``setup.primer`` and ``setup.extensionConnected``, ``fakeOnly``/``liveOnly`` (a reason), and
+``fake``: how the fake sites behave, in their own Python names, plus fake-only
+``expect``/``assertions``.
 Live runs ignore ``fake`` entirely. Unknown fields are errors: a typo must never silently
 weaken a check. Each rule says its own message (``says``, bridge.validation); rules across
 fields name the field they are about.
@@ -428,9 +429,10 @@ class Expect(_Model):
 
 
 class AskSettings(_Model):
-    """How a scenario asks: skip the thinking phase, its own timeout, and where it asks
+    """How a scenario asks: skip the thinking phase, its own timeout, where it asks
     (docs/sites.md#where): ``conversation`` (a URL or id; with both providers, the URL's
-    site says whose), a ChatGPT ``project`` or ``gpt``, a Gemini ``gem``, ``temporary``."""
+    site says whose), a ChatGPT ``project`` or ``gpt``, a Gemini ``gem``, ``temporary``;
+    and ChatGPT's thinking effort and Gemini's Deep Think (docs/sites.md#effort)."""
 
     skip_thinking: Flag = False
     timeout_ms: Annotated[float, Strict(), Field(ge=1), _must_be("a number >= 1")] | None = None
@@ -439,6 +441,10 @@ class AskSettings(_Model):
     gpt: Text | None = None
     gem: Text | None = None
     temporary: Flag = False
+    effort: Text | None = None
+    """ChatGPT's thinking effort, a tier by name ("high", "extended", "pro")."""
+    deep_think: Flag = False
+    """Gemini's Deep Think on before asking."""
 
 
 class FakeSite(_Model):
@@ -544,6 +550,12 @@ class Scenario(_Model):
         if ask.skip_thinking and info.data.get("provider", "chatgpt") != "chatgpt":
             message = "is ChatGPT's Thinking mode: needs provider chatgpt"
             fail_at("Scenario", [(("skipThinking",), message)])
+        if ask.effort is not None and info.data.get("provider", "chatgpt") == "gemini":
+            message = "is ChatGPT's thinking effort: needs provider chatgpt or both"
+            fail_at("Scenario", [(("effort",), message)])
+        if ask.deep_think and info.data.get("provider", "chatgpt") == "chatgpt":
+            message = "is Gemini's Deep Think: needs provider gemini or both"
+            fail_at("Scenario", [(("deepThink",), message)])
         return ask
 
     @field_validator("fake")

@@ -173,7 +173,13 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
                 if ask.conversation.startswith(provider_spec(p).url_prefixes)
             }
         both = await bridge.ask_both(
-            outcome.question, new_chat=new_chat, timeout=timeout, on_progress=on_progress, **where
+            outcome.question,
+            new_chat=new_chat,
+            timeout=timeout,
+            on_progress=on_progress,
+            **where,
+            effort=scenario.ask.effort,
+            deep_think=scenario.ask.deep_think,
         )
         for provider, result in both.results.items():
             outcome.providers[provider].result = result
@@ -190,6 +196,8 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
             skip_thinking=ask.skip_thinking,
             on_progress=on_progress,
             **where,
+            effort=scenario.ask.effort,
+            deep_think=scenario.ask.deep_think,
         )
     except BridgeError as exc:
         _set_error(outcome.providers[provider], exc)
