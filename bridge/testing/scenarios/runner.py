@@ -160,6 +160,8 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
             ("gpt", ask.gpt),
             ("gem", ask.gem),
             ("temporary", ask.temporary),
+            ("effort", ask.effort),  # docs/sites.md#effort
+            ("deep_think", ask.deep_think),
         )
         if v
     }
@@ -178,8 +180,6 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
             timeout=timeout,
             on_progress=on_progress,
             **where,
-            effort=scenario.ask.effort,
-            deep_think=scenario.ask.deep_think,
         )
         for provider, result in both.results.items():
             outcome.providers[provider].result = result
@@ -196,8 +196,6 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
             skip_thinking=ask.skip_thinking,
             on_progress=on_progress,
             **where,
-            effort=scenario.ask.effort,
-            deep_think=scenario.ask.deep_think,
         )
     except BridgeError as exc:
         _set_error(outcome.providers[provider], exc)
