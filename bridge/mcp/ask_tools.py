@@ -193,13 +193,7 @@ def _ask_one(
         temporary: Temporary = False,
         effort: Effort = None,
     ) -> CallToolResult:
-        where: Where = {
-            "conversation": conversation,
-            "project": project,
-            "gpt": gpt,
-            "gem": gem,
-            "temporary": temporary,
-        }
+        where = _where(conversation, project, gpt, gem, temporary)
         return await _ask(
             question, ctx, new_chat, timeout, files, max_wait, mode, where, effort=effort
         )
@@ -219,13 +213,7 @@ def _ask_one(
         temporary: Temporary = False,
         deep_think: DeepThink = False,
     ) -> CallToolResult:
-        where: Where = {
-            "conversation": conversation,
-            "project": project,
-            "gpt": gpt,
-            "gem": gem,
-            "temporary": temporary,
-        }
+        where = _where(conversation, project, gpt, gem, temporary)
         return await _ask(
             question, ctx, new_chat, timeout, files, max_wait, mode, where, deep_think=deep_think
         )
@@ -262,6 +250,19 @@ def _ask_one(
     # The tool's name, and its schema's title (<name>Arguments): the function's name.
     chosen.__name__ = chosen.__qualname__ = f"ask_{provider}_web"
     return chosen
+
+
+def _where(
+    conversation: str | None, project: str | None, gpt: str | None, gem: str | None, temporary: bool
+) -> Where:
+    """The place parameters of an ask tool, as the facade takes them (docs/sites.md#where)."""
+    return {
+        "conversation": conversation,
+        "project": project,
+        "gpt": gpt,
+        "gem": gem,
+        "temporary": temporary,
+    }
 
 
 def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
