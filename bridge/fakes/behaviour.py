@@ -18,7 +18,9 @@ from typing import Literal
 from bridge.fakes.corpus import CorpusAnswer, corpus
 
 __all__ = [
+    "DEEP_THINK_PLACEHOLDER",
     "Behaviour",
+    "DeepThinkOffer",
     "InputKind",
     "Length",
     "Locale",
@@ -36,12 +38,21 @@ Locale = Literal["en", "ja", "de"]
 InputKind = Literal["prosemirror", "textarea"]
 Markup = Literal["current", "newest"]
 Length = Literal["short", "long"]
+DeepThinkOffer = Literal["offered", "absent", "disabled"]
+
+#: The fake's Deep Think placeholder reply: the fragments G10.2 quotes ("I'm on it",
+#: "check back later", "generating your response") in a wording of the fake's own.
+DEEP_THINK_PLACEHOLDER = (
+    "I'm on it. Responses with Deep Think can take some time, so check back later. "
+    "Generating your response…"
+)
 
 _STATES = ("ok", "logged_out", "rate_limited", "error_turn", "stuck", "challenge")
 _LOCALES = ("en", "ja", "de")
 _INPUT_KINDS = ("prosemirror", "textarea")
 _MARKUPS = ("current", "newest")
 _LENGTHS = ("short", "long")
+_DEEP_THINK_OFFERS = ("offered", "absent", "disabled")
 
 
 @dataclass(frozen=True)
@@ -114,6 +125,16 @@ class Behaviour:
     ("Creating content from images and files", Cancel/Agree, SITE-FACTS G5.3) and opens no
     file chooser until Agree, which the page remembers in its localStorage."""
 
+    deep_think: DeepThinkOffer = "offered"
+    """Gemini only (read at page load): whether the Tools menu offers Deep Think (G10.1).
+    ``absent``: no such item (the other tools stay); ``disabled``: the item is shown
+    ``aria-disabled``. How the real site withholds it is not documented: these are the fake's
+    own stand-ins for an account without it (docs/sites.md#facts-without-evidence)."""
+    deep_think_placeholder_ms: int = 600
+    """Gemini only: with Deep Think on, how long (site time) the placeholder reply
+    (:data:`DEEP_THINK_PLACEHOLDER`, G10.2) shows, finished-looking, before the answer
+    replaces it."""
+
     temporary_chat: bool = True
     """Whether the account may use temporary chats (read at page load). ``False``: ChatGPT's
     ``/?temporary-chat=true`` (SITE-FACTS C6.3) lands on ``/`` without the parameter, and
@@ -126,11 +147,17 @@ class Behaviour:
         _check_choice("input_kind", self.input_kind, _INPUT_KINDS)
         _check_choice("markup", self.markup, _MARKUPS)
         _check_choice("length", self.length, _LENGTHS)
+        _check_choice("deep_think", self.deep_think, _DEEP_THINK_OFFERS)
         if self.upload_ms < 0:
             raise ValueError(f"upload_ms must not be negative, not {self.upload_ms}")
         if self.chunk_chars < 1:
             raise ValueError(f"chunk_chars must be at least 1, not {self.chunk_chars}")
-        for name in ("chunk_interval_ms", "thinking_ms", "hydration_ms"):
+        for name in (
+            "chunk_interval_ms",
+            "thinking_ms",
+            "hydration_ms",
+            "deep_think_placeholder_ms",
+        ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
         if self.duration_ms is not None and self.duration_ms < 0:

@@ -23,12 +23,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route, Router
 
+from bridge.fakes.behaviour import DEEP_THINK_PLACEHOLDER
 from bridge.fakes.controller import QuestionRecord, SiteController
 from bridge.fakes.pages import common_routes, not_found_response, page_response
 from bridge.fakes.streaming import Live, chunks
 from bridge.fakes.wire import GEMINI_PREFIX, GeminiWire, frame
 
 __all__ = [
+    "DEEP_THINK_HEADER",
     "ERROR_CODE",
     "HISTORY_PATH",
     "RATE_LIMIT_CODE",
@@ -63,6 +65,16 @@ async def _answer_stream(
         yield wire.trailer()
         return
     yield wire.placeholder()
+    if record.deep_think:
+        # Deep Think's placeholder reply first (G10.2), as a whole text the page shows as if
+        # finished; the answer replaces it later. In one stream: the fake's own choice (how
+        # the real site delivers the answer after the placeholder is undocumented).
+        if await live.pause(interval, stopped):
+            return
+        yield wire.chunk(DEEP_THINK_PLACEHOLDER, final=False)
+        pause = behaviour.deep_think_placeholder_ms * record.time_scale / 1000
+        if await live.pause(pause, stopped):
+            return
     pieces = list(chunks(record.answer, behaviour.chunk_chars)) or [""]
     sent = ""
     for index, piece in enumerate(pieces):
@@ -117,6 +129,12 @@ MODEL_HEADER = "x-goog-ext-525001261-jspb"
 fake page's ``[1, null, null, null, "fake-<mode>"]``."""
 
 
+DEEP_THINK_HEADER = "x-fake-deep-think"
+"""The fake page's own marker of a send with Deep Think on ("1"). No source documents how
+the real StreamGenerate request carries Deep Think (SITE-FACTS gaps), so this is not a site
+fact: it only lets the fake server record what the page sent (docs/sites.md#effort)."""
+
+
 def _header_mode(value: str) -> str:
     """The mode the fake page's model header names ("" when it names none)."""
     try:
@@ -162,6 +180,7 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
             place=gem,
             temporary=temporary,
             page=parts.path + (f"?{parts.query}" if parts.query else ""),
+            deep_think=request.headers.get(DEEP_THINK_HEADER) == "1",
         )
         # x-fake-state lets the page play the stuck state's hung UI (Stop does nothing).
         headers = {

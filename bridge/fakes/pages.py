@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from bridge.fakes.behaviour import Behaviour
+from bridge.fakes.behaviour import DEEP_THINK_PLACEHOLDER, Behaviour
 from bridge.fakes.controller import SiteController
 from bridge.fakes.render import Site, render_blocks
 from bridge.fakes.streaming import Live
@@ -91,6 +91,8 @@ def page_response(site: str, behaviour: Behaviour) -> Response:
         "effortDisabled": behaviour.effort_disabled,
         "uploadConsent": behaviour.upload_consent,
         "temporaryChat": behaviour.temporary_chat,
+        "deepThink": behaviour.deep_think,
+        "deepThinkPlaceholder": DEEP_THINK_PLACEHOLDER,
     }
     # "</" inside a <script> block would end it early, whatever the JSON says.
     config_json = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")

@@ -669,6 +669,19 @@
         if (S.regenerate && all(S.regenerate).length && knownText(text, T.error_replies, true)) return text;
         return '';
       },
+      /**
+       * Gemini's Deep Think placeholder reply (G10.2: "generating your response", "check back
+       * later", "I'm on it"): the newest reply, short (flow.reply_notice_max_chars), holding
+       * one of texts.deep_think_pending. It looks finished but is not the answer; '' else.
+       */
+      placeholderReply() {
+        if (!T.deep_think_pending) return '';
+        const max = F.reply_notice_max_chars || ERROR_MAX_CHARS;
+        const text = site.replyText(site.newestAnswer(), max);
+        if (!text || text.length > max) return '';
+        const have = canon(text);
+        return T.deep_think_pending.find((k) => bare(k) && have.includes(bare(k))) || '';
+      },
       loginWall() {
         if (pk.loginHosts.includes(location.hostname)) return true;
         if (pk.loginPath && pk.loginPath.test(location.pathname)) return true;
@@ -723,6 +736,7 @@
           login: site.loginWall(),
           rateLimited: !!site.rateLimit(),
           errorTurn: !!site.errorTurn(),
+          placeholder: !!site.placeholderReply(),
         };
       },
 
@@ -877,6 +891,7 @@
       login_wall: s.login,
       rate_limited: s.rateLimited,
       error_turn: s.errorTurn,
+      placeholder_reply: s.placeholder,
     }),
   };
   /** A provider without hooks reports the generic signals. */

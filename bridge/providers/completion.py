@@ -120,6 +120,9 @@ class GeminiObservation:
     rate_limited: bool = False  # the newest reply is a limit notice (G5.5)
     error_turn: bool = False  # the newest reply is an error text of the evidence (G5.4)
     response_complete: bool = False  # `.response-footer.complete` in the newest response (G2.7)
+    # The newest reply is a Deep Think placeholder ("I'm on it", "generating your response",
+    # "check back later", G10.2): it may look finished, but the answer is still to come.
+    placeholder_reply: bool = False
 
 
 @dataclass(frozen=True)
@@ -424,6 +427,12 @@ class GeminiCompletion(_Detector[GeminiObservation]):
                 return Verdict(Phase.STUCK, "stuck_no_response", None, False)
             deadlines.append(no_response_at)
             return Verdict(Phase.WAITING, "awaiting_new_response", min(deadlines), False)
+
+        # G10.2: Deep Think's placeholder reply is running, however finished it looks (footer,
+        # stop gone, text stable): no condition may end the wait on it.
+        if obs.placeholder_reply:
+            next_deadline = min(deadlines, default=None)
+            return Verdict(Phase.STREAMING, "deep_think_placeholder", next_deadline, False)
 
         # docs/sites.md#completion-gemini conditions in priority order. 0-2 need the stop button
         # to have been seen and gone (generation started and ended); 3 and FB are the fallbacks

@@ -12,7 +12,9 @@ not show chosen ends the ask before anything is typed (``EffortUnavailable``,
 ``EffortUnconfirmed``).
 
 Gemini: Deep Think is a ``[role="menuitemcheckbox"]`` of the Tools drawer
-(``button.toolbox-drawer-button``), confirmed by its "Deselect Deep Think" chip (G10.1).
+(``button.toolbox-drawer-button``), confirmed by its "Deselect Deep Think" chip (G10.1). Its
+placeholder replies ("I'm on it", G10.2) are the completion detector's business: page.js
+reports them as ``placeholder_reply`` and ``GeminiCompletion`` keeps waiting through them.
 
 Matching is pure and first: the page work comes after it.
 """

@@ -448,3 +448,25 @@ async def test_ask_at_a_thinking_effort_from_the_terminal(
     assert len(fakes.chatgpt.records) == asked
     code, _, err = await _run("ask", "q", "--provider", "gemini", "--effort", "high")
     assert code == 2 and "--deep-think" in err
+
+
+async def test_ask_gemini_with_deep_think_from_the_terminal(
+    fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
+) -> None:
+    """--deep-think turns Deep Think on (the fake records it), the answer is the one after the
+    placeholder reply (G10.2); without Deep Think on offer nothing is sent (docs/sites.md#effort)."""
+    args = ["--provider", "gemini", "--json", *_launched(fake_sites, tmp_path)]
+    code, out, err = await _run("ask", "Why is the sky blue?", "--deep-think", *args)
+    assert code == 0, err
+    record = fakes.gemini.records[-1]
+    assert record.deep_think is True
+    result = json.loads(out)
+    assert result["used"]["deep_think"] is True
+    assert "I'm on it" not in result["answer"]
+    assert record.answer.splitlines()[-1] in result["answer"]
+    asked = len(fakes.gemini.records)
+    fakes.gemini.set_behaviour(Behaviour(deep_think="disabled"))
+    code, _, err = await _run("ask", "And deeper?", "--deep-think", "--new-chat", *args)
+    assert code == 1
+    assert "error [effort_unavailable]" in err and "disabled" in err
+    assert len(fakes.gemini.records) == asked

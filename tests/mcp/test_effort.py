@@ -78,3 +78,31 @@ async def test_a_tier_the_menu_lacks_names_the_offered_ones(
     text = _text(result)
     assert "[effort_unavailable]" in text and "Extra High" in text
     assert fakes.chatgpt.records == []
+
+
+async def test_gemini_is_asked_with_deep_think_and_answers_after_its_placeholder(
+    stdio_server: Client, fakes: FakeSites
+) -> None:
+    result = await stdio_server.call_tool(
+        "ask_gemini_web",
+        {"question": "Prove that √2 is irrational.", "new_chat": True, "deep_think": True},
+    )
+    assert not result.is_error, _text(result)
+    record = fakes.gemini.records[-1]
+    assert record.deep_think is True  # the fake page's own marker of Deep Think on
+    content = result.structured_content or {}
+    assert content["used"]["deep_think"] is True
+    assert "I'm on it" not in content["answer"]  # the placeholder reply (G10.2) is no answer
+    assert record.answer.splitlines()[-1] in content["answer"]
+
+
+async def test_deep_think_not_offered_is_an_error_with_nothing_sent(
+    stdio_server: Client, fakes: FakeSites
+) -> None:
+    fakes.gemini.set_behaviour(Behaviour(deep_think="absent"))
+    result = await stdio_server.call_tool(
+        "ask_gemini_web", {"question": "Hello?", "new_chat": True, "deep_think": True}
+    )
+    assert result.is_error
+    assert "[effort_unavailable]" in _text(result) and "no Deep Think" in _text(result)
+    assert fakes.gemini.records == []

@@ -317,6 +317,23 @@ GEMINI_ROWS = [
         Phase.DONE, "feedback_icons", False, None,
         id="condition0_feedback_icons_outranks_others",
     ),
+    # G10.2: Deep Think's placeholder reply looks finished (footer complete, stop gone, mic
+    # back, text stable long past the fallbacks) but is still running; its answer then ends it.
+    pytest.param(
+        0,
+        [gm(1), gm(2, **STOP_GONE, response_complete=True, has_mic_button=True,
+                   has_feedback_buttons=True, placeholder_reply=True), Tick(60.0)],
+        Phase.STREAMING, "deep_think_placeholder", False, None,
+        id="deep_think_placeholder_is_running",
+    ),
+    pytest.param(
+        0,
+        [gm(1), gm(2, **STOP_GONE, response_complete=True, placeholder_reply=True),
+         gm(90, last_response_text_len=500),
+         gm(91, **STOP_GONE, response_complete=True, last_response_text_len=900)],
+        Phase.DONE, "feedback_icons", False, None,
+        id="deep_think_answer_after_placeholder_completes",
+    ),
     # G2.7: the footer of a finished response gets `.complete`.
     pytest.param(
         0, [gm(1), gm(2, **STOP_GONE, response_complete=True, has_mic_button=True)],

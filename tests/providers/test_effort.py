@@ -179,3 +179,92 @@ async def test_a_tier_the_page_does_not_show_chosen_fails_closed(
     assert "'Auto'" in str(caught.value) and "Nothing was typed or sent" in str(caught.value)
     assert fakes.chatgpt.records == []
     assert await _page_state(bridge, "chatgpt") == {"text": "", "menu": False}
+
+
+# -- Gemini's Deep Think (G10.1, G10.2) ---------------------------------------------------------
+
+
+async def _gemini_page(bridge: Bridge) -> dict[str, object]:
+    """The Deep Think chip, the composer's placeholder and an open menu, as a person sees them."""
+    tab = await bridge.provider_tab("gemini")
+    value = await tab.evaluate(
+        "(() => { const input = document.querySelector('rich-textarea [role=\"textbox\"]');"
+        " return { chip: !!document.querySelector('button[aria-label=\"Deselect Deep Think\"]'),"
+        " placeholder: input ? input.getAttribute('data-placeholder') : null,"
+        " text: input ? input.innerText.trim() : null,"
+        " menu: !!document.querySelector('[role=\"menu\"]') }; })()"
+    )
+    return dict(value)
+
+
+@pytest.mark.e2e
+async def test_deep_think_is_chosen_confirmed_and_answers_after_its_placeholder(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    """The fake shows Deep Think's placeholder reply finished-looking first (G10.2): the
+    answer must be the one that replaces it, not the placeholder."""
+    sent = fakes.gemini
+    result = await bridge.ask(
+        "gemini", "Prove that there are infinitely many primes.", new_chat=True, deep_think=True
+    )
+    record = sent.records[-1]
+    assert record.deep_think is True  # the fake page's own marker of Deep Think on
+    assert result.used.deep_think is True
+    assert "I'm on it" not in result.answer and "check back later" not in result.answer
+    assert result.answer.startswith(record.answer.splitlines()[0])
+    assert record.answer.splitlines()[-1] in result.answer  # the whole answer, its last line
+    assert await _gemini_page(bridge) == {
+        "chip": True,
+        "placeholder": "Ask a complex question",  # G10.1
+        "text": "",
+        "menu": False,
+    }
+    # Already on: the chip is seen, nothing is clicked, and the question goes with it.
+    again = await bridge.ask(
+        "gemini", "And are there infinitely many twin primes?", deep_think=True
+    )
+    assert again.used.deep_think is True and sent.records[-1].deep_think is True
+
+
+@pytest.mark.e2e
+async def test_an_ordinary_gemini_ask_is_sent_without_deep_think(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    result = await bridge.ask("gemini", "What is a prime number?", new_chat=True)
+    assert fakes.gemini.records[-1].deep_think is False
+    assert result.used.deep_think is False
+    assert (await _gemini_page(bridge))["chip"] is False
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("offer", "problem"),
+    [("absent", "has no Deep Think"), ("disabled", "shown but disabled")],
+)
+async def test_deep_think_not_offered_ends_the_ask_before_typing(
+    bridge: Bridge, fakes: FakeSites, offer: str, problem: str
+) -> None:
+    fakes.gemini.set_behaviour(Behaviour(deep_think=offer))  # type: ignore[arg-type]
+    with pytest.raises(EffortUnavailable) as caught:
+        await bridge.ask("gemini", "Think deeply.", new_chat=True, deep_think=True)
+    assert caught.value.code == "effort_unavailable"
+    assert problem in str(caught.value) and "Nothing was typed or sent" in str(caught.value)
+    assert "Deep Research" in caught.value.offered  # the menu's other tools, listed (G10.1)
+    assert fakes.gemini.records == []
+    assert await _gemini_page(bridge) == {
+        "chip": False,
+        "placeholder": "Ask Gemini",
+        "text": "",
+        "menu": False,
+    }
+
+
+@pytest.mark.e2e
+async def test_deep_think_the_page_does_not_take_fails_closed(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    fakes.gemini.set_behaviour(Behaviour(mode_sticks=False))
+    with pytest.raises(EffortUnconfirmed) as caught:
+        await bridge.ask("gemini", "Think deeply.", new_chat=True, deep_think=True)
+    assert "Deselect Deep Think" in str(caught.value)
+    assert fakes.gemini.records == []

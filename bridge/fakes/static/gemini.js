@@ -36,6 +36,12 @@
     consentBody: 'Files you upload are used to create content and to improve Google services.', // unevidenced
     cancel: 'Cancel', // [G5.3]
     agree: 'Agree', // [G5.3]
+    tools: 'Tools', // [G10.1]
+    deepThink: 'Deep Think', // [G10.1]
+    deselectDeepThink: 'Deselect Deep Think', // [G10.1]
+    deepThinkPlaceholder: 'Ask a complex question', // [G10.1]
+    // The other tools of the same menu [G10.1], inert here.
+    otherTools: ['Deep Research', 'Create image', 'Canvas', 'Guided Learning'],
   };
   /** @type {typeof EN} */
   const JA = {
@@ -69,6 +75,7 @@
   let conversationId =
     (gemMatch ? gemMatch[2] : (/^\/app\/([^/]+)/.exec(location.pathname) || [])[1]) || null;
   let temporary = false; // the temporary-chat button's state [G13.1]
+  let deepThink = false; // Deep Think chosen in the Tools menu [G10.1]
   let requestCount = 0;
 
   /**
@@ -76,7 +83,8 @@
    *            stopped: boolean, finished: boolean, response: HTMLElement,
    *            content: HTMLElement, message: HTMLElement, footer: HTMLElement,
    *            view: InstanceType<typeof MarkdownView>, conversationId: string|null,
-   *            latest: string, errorCode: number|null, shown: boolean}} Generation
+   *            latest: string, errorCode: number|null, shown: boolean,
+   *            deepThink: boolean, placeholder: boolean}} Generation
    */
   /** @type {Generation|null} */
   let generation = null;
@@ -481,6 +489,81 @@
     return button;
   }
 
+  // ---- the Tools drawer and Deep Think [G10.1] -------------------------------------------------
+
+  /**
+   * `button.toolbox-drawer-button` (aria "Tools") opens a `[role="menu"]` overlay of
+   * `[role="menuitemcheckbox"]` tools: "Deep Think" and, inert, the others of G10.1. Choosing
+   * Deep Think closes the menu, shows the chip `button.toolbox-drawer-item-deselect-button`
+   * "Deselect Deep Think" (a click on it turns Deep Think off) and changes the placeholder to
+   * "Ask a complex question" [G10.1]. With the behaviour's `deepThink` "absent" the menu has
+   * no Deep Think, with "disabled" it is `aria-disabled` (the fake's own stand-ins); with
+   * `modeSticks` false a choice does not hold. The menu's markup is the fake's.
+   * @returns {HTMLElement[]} the Tools button and the chip's slot
+   */
+  function toolsDrawer() {
+    const button = el('button', {
+      type: 'button', class: 'toolbox-drawer-button', 'aria-label': TEXT.tools,
+      'aria-haspopup': 'menu', 'aria-expanded': 'false',
+    }, TEXT.tools);
+    const chipSlot = el('div', {});
+    /** @type {HTMLElement|null} */
+    let pane = null;
+    const show = () => {
+      const chip = el('button', {
+        type: 'button', class: 'toolbox-drawer-item-deselect-button',
+        'aria-label': TEXT.deselectDeepThink,
+      }, TEXT.deepThink);
+      chip.addEventListener('click', () => {
+        deepThink = false;
+        show();
+      });
+      chipSlot.replaceChildren(...(deepThink ? [chip] : []));
+      composer?.editor.setAttribute('data-placeholder',
+        deepThink ? TEXT.deepThinkPlaceholder : TEXT.placeholder);
+    };
+    const close = () => {
+      if (!pane) return;
+      pane.remove();
+      pane = null;
+      button.setAttribute('aria-expanded', 'false');
+    };
+    const open = () => {
+      /** @param {string} label @param {boolean} checked */
+      const item = (label, checked) => el('div', {
+        role: 'menuitemcheckbox', 'aria-checked': String(checked), tabindex: '-1',
+        class: 'toolbox-drawer-item',
+      }, label);
+      const items = TEXT.otherTools.map((label) => {
+        const other = item(label, false);
+        other.addEventListener('click', close);
+        return other;
+      });
+      if (config.deepThink !== 'absent') {
+        const think = item(TEXT.deepThink, deepThink);
+        if (config.deepThink === 'disabled') think.setAttribute('aria-disabled', 'true');
+        think.addEventListener('click', () => {
+          if (config.deepThink === 'disabled') return;
+          if (config.modeSticks !== false) deepThink = !deepThink;
+          show();
+          close();
+        });
+        items.unshift(think);
+      }
+      // Looks only: a pane sized by its items (the page's `body > div` rule would stretch it).
+      pane = el('div', { class: 'cdk-overlay-pane', style: 'display: block; height: auto' },
+        el('div', { role: 'menu', style: 'display: block; margin: 0; padding: 0' }, ...items));
+      const r = button.getBoundingClientRect();
+      pane.style.left = `${r.left}px`;
+      pane.style.bottom = `${window.innerHeight - r.top + 4}px`;
+      document.body.append(pane);
+      button.setAttribute('aria-expanded', 'true');
+    };
+    button.addEventListener('click', () => (pane ? close() : open()));
+    document.addEventListener('keydown', (event) => { if (event.key === 'Escape') close(); });
+    return [button, chipSlot];
+  }
+
   // ---- the composer [G1.1–G1.5] ------------------------------------------------------------------
 
   /**
@@ -524,7 +607,8 @@
       get text() { return state; },
       clear() { editor.replaceChildren(el('p', {}, el('br'))); sync(); },
     };
-    root.append(el('div', {}, ...uploadControls(), previews, el('rich-textarea', {}, editor), modePicker(), slot));
+    root.append(el('div', {}, ...uploadControls(), ...toolsDrawer(), previews,
+      el('rich-textarea', {}, editor), modePicker(), slot));
     updateButtons();
   }
 
@@ -533,7 +617,8 @@
   function updateButtons() {
     if (!composer) return;
     const { send, mic, slot } = composer;
-    const answering = generation !== null;
+    // A Deep Think placeholder reply looks finished [G10.2]: no stop button while it shows.
+    const answering = generation !== null && !generation.placeholder;
     const icon = /** @type {HTMLElement} */ (send.querySelector('mat-icon'));
     send.classList.toggle('stop', answering);
     send.setAttribute('aria-label', answering ? TEXT.stop : TEXT.send);
@@ -591,10 +676,30 @@
     }
   }
 
-  /** The text so far. @param {Generation} gen @param {string} text */
+  /**
+   * The text so far. Deep Think's placeholder reply [G10.2] is shown as if finished (footer
+   * complete, no stop button); the answer after it takes that back and streams as usual.
+   * @param {Generation} gen @param {string} text
+   */
   function showAnswer(gen, text) {
     if (text === gen.latest) return;
     gen.latest = text;
+    if (gen.deepThink && text === config.deepThinkPlaceholder) {
+      gen.placeholder = true;
+      gen.view.update(text);
+      gen.view.settled().then(() => {
+        if (!gen.placeholder) return;
+        complete(gen.footer, gen.content);
+        updateButtons();
+      });
+      return;
+    }
+    if (gen.placeholder) {
+      gen.placeholder = false;
+      gen.footer.classList.remove('complete');
+      gen.footer.replaceChildren();
+      updateButtons();
+    }
     gen.view.update(text);
   }
 
@@ -606,7 +711,7 @@
     gen.content.querySelector('[role="progressbar"]')?.remove();
     gen.view.fill();
     const shownAt = nowEpoch();
-    if (!gen.shown && gen.view.hasText) {
+    if (!gen.shown && !gen.placeholder && gen.view.hasText) {
       gen.shown = true;
       report(gen.questionId, 'first_token', shownAt);
       report(gen.questionId, 'text_visible', shownAt);
@@ -643,6 +748,8 @@
       // The model header [G7.1] carries an opaque id on the real site [G7.6]; the fake's
       // names its mode.
       xhr.setRequestHeader('x-goog-ext-525001261-jspb', JSON.stringify([1, null, null, null, `fake-${modeId}`]));
+      // Deep Think on: the fake's own marker (no source documents the real wire flag).
+      if (gen.deepThink) xhr.setRequestHeader('x-fake-deep-think', '1');
       xhr.addEventListener('readystatechange', () => {
         if (xhr.readyState === XMLHttpRequest.HEADERS_RECEIVED) {
           gen.questionId = xhr.getResponseHeader('x-fake-question-id') || '';
@@ -666,7 +773,7 @@
     const gen = {
       text, xhr: null, questionId: '', stuck: false, stopped: false, finished: false,
       response, content, message, footer, view, conversationId: null, latest: '',
-      errorCode: null, shown: false,
+      errorCode: null, shown: false, deepThink, placeholder: false,
     };
     view.onRender = () => rendered(gen);
     generation = gen;
