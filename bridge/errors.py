@@ -19,8 +19,10 @@ __all__ = [
     "ExtensionNotConnected",
     "FileAccessOff",
     "NotOverClaudeExtension",
+    "NotSent",
     "PathNotAllowed",
     "PlaceNotFound",
+    "QuestionTakenBack",
     "TabClosed",
     "TemporaryChatUnavailable",
 ]
@@ -461,6 +463,38 @@ class SendFailed(ProviderError):
     """The question was typed but no send method made the site take it."""
 
     code = "send_failed"
+
+
+class NotSent(ProviderError):
+    """The question shows on the page as sent, but the site was never asked: the pack's
+    answer request was not made (docs/sites.md#sent). Nothing will answer it."""
+
+    code = "not_sent"
+
+    def __init__(self, provider: str, request: str, seconds: float) -> None:
+        super().__init__(
+            provider,
+            f"the question shows on the {provider} page, but the page never made its answer "
+            f"request ({request}) within {seconds:.0f}s: the site was never asked, so there is "
+            "nothing to wait for. Reload the tab and ask again; if it keeps happening, the "
+            "site's request may have changed (fix the pack's network.answer_stream with an "
+            "override, docs/sites.md#provider-packs).",
+        )
+
+
+class QuestionTakenBack(ProviderError):
+    """The question appeared as sent, then the site took it back (its turn vanished and the
+    text returned to the editor): the server refused it (SITE-FACTS G14.2)."""
+
+    code = "taken_back"
+
+    def __init__(self, provider: str) -> None:
+        super().__init__(
+            provider,
+            f"{provider} took the question back: its message vanished from the page and the "
+            "text returned to the editor, which means the site's server refused it. Nothing "
+            "was answered; wait a moment and ask again (a new chat often helps).",
+        )
 
 
 class StepTimeout(BridgeTimeout):

@@ -70,6 +70,11 @@ REMEDIES = {
     "stuck": "reload the {provider} tab; if it keeps hanging, start a new chat",
     "send_failed": "the composer took the text but the question was not sent: the site's layout "
     "may have changed; fix the pack's selectors with an override (docs/sites.md#provider-packs)",
+    "not_sent": "the question showed on the page but the site was never asked (no answer "
+    "request): reload the {provider} tab; if it keeps happening, fix the pack's "
+    "network.answer_stream with an override (docs/sites.md#provider-packs)",
+    "taken_back": "{provider} took the question back (its server refused it): wait a moment and "
+    "ask again, in a new chat if it repeats",
     "no_response": "no answer appeared: the site's layout may have changed; fix the pack's "
     "selectors with an override (docs/sites.md#provider-packs)",
     "pack_invalid": "fix or delete the override file it names (docs/sites.md#provider-packs)",

@@ -33,7 +33,9 @@ __all__ = [
     "keywords",
 ]
 
-State = Literal["ok", "logged_out", "rate_limited", "error_turn", "stuck", "challenge"]
+State = Literal[
+    "ok", "logged_out", "rate_limited", "error_turn", "stuck", "challenge", "no_request", "rollback"
+]
 Locale = Literal["en", "ja", "de"]
 InputKind = Literal["prosemirror", "textarea"]
 Markup = Literal["current", "newest"]
@@ -47,7 +49,16 @@ DEEP_THINK_PLACEHOLDER = (
     "Generating your response…"
 )
 
-_STATES = ("ok", "logged_out", "rate_limited", "error_turn", "stuck", "challenge")
+_STATES = (
+    "ok",
+    "logged_out",
+    "rate_limited",
+    "error_turn",
+    "stuck",
+    "challenge",
+    "no_request",
+    "rollback",
+)
 _LOCALES = ("en", "ja", "de")
 _INPUT_KINDS = ("prosemirror", "textarea")
 _MARKUPS = ("current", "newest")
@@ -97,7 +108,12 @@ class Behaviour:
     chunk streams, then nothing:
     the stop button stays and the answer never completes; Gemini's hung UI also ignores Stop.
     ``challenge``: Cloudflare's "Just a moment…" interstitial instead of the site (read at page
-    load; docs/sites.md#challenge: documented for ChatGPT only, served by both fakes alike)."""
+    load; docs/sites.md#challenge: documented for ChatGPT only, served by both fakes alike).
+    ``no_request`` (read at page load): Send puts the question on the page as a user turn but
+    the page never makes its answer request, so nothing is asked and nothing answers (the
+    fakes' own: docs/sites.md#facts-without-evidence). ``rollback`` (Gemini): the server
+    refuses the question; about a second after Send the new ``user-query`` vanishes and the
+    text returns to the editor, and nothing is answered (SITE-FACTS G14.2)."""
     locale: Locale = "en"
     """The UI language. ``de`` changes only the texts with evidence (ChatGPT's limit sentence
     with "Nutzungslimit", "Erneut versuchen"); the rest stays English."""

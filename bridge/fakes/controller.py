@@ -106,6 +106,10 @@ class Exchange:
     """False while the site is still writing the answer (a reopened conversation shows it so)."""
 
 
+#: Questions the site refuses: not kept in their conversation.
+_REFUSED = ("rate_limited", "rollback")
+
+
 def default_title(question: str) -> str:
     """A chat title made of the question's first words (the real sites generate one)."""
     words = question.split()
@@ -320,7 +324,7 @@ class SiteController:
 
         Takes the next queued behaviour, else the default. An unknown or missing conversation
         id starts a new conversation, as the real sites do for a first question. A rate-limited
-        question is not stored in the conversation: the site refused it.
+        or rolled-back question is not stored in the conversation: the site refused it.
         """
         received_at = time.time()
         new_id = self._new_conversation_id()
@@ -331,7 +335,7 @@ class SiteController:
                 self._conversations[conversation_id] = []
                 if not temporary:  # a temporary chat is kept out of the history (G13.2)
                     self._titles[conversation_id] = default_title(text)
-            if behaviour.state != "rate_limited" and conversation_id in self._titles:
+            if behaviour.state not in _REFUSED and conversation_id in self._titles:
                 title = self._titles.pop(conversation_id, default_title(text))
                 self._titles[conversation_id] = title
             answered = behaviour.state in ("ok", "stuck")
@@ -353,7 +357,7 @@ class SiteController:
                 effort=effort,
                 deep_think=deep_think,
             )
-            if behaviour.state != "rate_limited":
+            if behaviour.state not in _REFUSED:
                 exchanges = self._conversations[conversation_id]
                 self._exchange_of[record.id] = len(exchanges)
                 exchanges.append(Exchange(text, None, finished=not answered))

@@ -59,6 +59,9 @@ async def _answer_stream(
     interval = behaviour.chunk_pause_ms(len(record.answer)) * record.time_scale / 1000
     wire = _wire(record)
     yield wire.prefix()
+    if behaviour.state == "rollback":  # refused: the page takes the question back (G14.2)
+        yield wire.trailer()
+        return
     if behaviour.state in ("error_turn", "rate_limited"):
         await live.pause(interval, stopped)
         yield wire.error(ERROR_CODE if behaviour.state == "error_turn" else RATE_LIMIT_CODE)
@@ -182,7 +185,8 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
             page=parts.path + (f"?{parts.query}" if parts.query else ""),
             deep_think=request.headers.get(DEEP_THINK_HEADER) == "1",
         )
-        # x-fake-state lets the page play the stuck state's hung UI (Stop does nothing).
+        # x-fake-state lets the page play the stuck state's hung UI (Stop does nothing) and
+        # the rollback state's taking back of the question.
         headers = {
             "x-fake-question-id": record.id,
             "x-fake-state": record.behaviour.state,

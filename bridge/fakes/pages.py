@@ -86,6 +86,7 @@ def page_response(site: str, behaviour: Behaviour) -> Response:
         "inputKind": behaviour.input_kind,
         "markup": behaviour.markup,
         "loggedOut": behaviour.state == "logged_out",
+        "noRequest": behaviour.state == "no_request",
         "hydrationMs": behaviour.hydration_ms,
         "modeSticks": behaviour.mode_sticks,
         "effortDisabled": behaviour.effort_disabled,

@@ -1140,6 +1140,19 @@
       return waitUntil(() => (site.users().length > n ? 'sent' : ''), timeoutMs);
     },
 
+    /**
+     * Resolve 'taken_back' when the question's user turn is gone again (no more than n user
+     * turns) and the question is back in the editor: the site refused it (Gemini's
+     * "rollback", SITE-FACTS G14.2; docs/sites.md#sent); '' at timeoutMs.
+     */
+    whenTakenBack(p, n, text, timeoutMs) {
+      const site = siteOf(p);
+      return waitUntil(
+        () => (site.users().length <= n && api.inputHolds(p, text) ? 'taken_back' : ''),
+        timeoutMs,
+      );
+    },
+
     focusInput(p) {
       const el = siteOf(p).input();
       if (!el) return false;

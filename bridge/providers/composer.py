@@ -16,7 +16,9 @@ from bridge.errors import (
     ChallengeShown,
     InputNotAccepted,
     LoginRequired,
+    NotSent,
     ProviderStuck,
+    QuestionTakenBack,
     SendFailed,
     StepTimeout,
 )
@@ -30,16 +32,22 @@ __all__ = [
     "InputMethod",
     "SendMethod",
     "click_send",
+    "confirm_request",
     "press_key",
     "ready",
     "trusted_click",
     "type_question",
+    "watch_take_back",
 ]
 
 SETTLE_QUIET_MS = 250  # an existing conversation still loading its earlier turns
 SETTLE_LIMIT_MS = 5000
 STUCK_PRECHECK_MS = 5000  # docs/sites.md#gemini-stuck: a left-over stop button must go by then
 SEND_ENABLED_S = 60.0
+#: How long after the send a new user turn may still vanish with its text back in the editor:
+#: Gemini's "rollback" takes 1–2 s (SITE-FACTS G14.2); twice the longest seen, and the watch
+#: costs nothing once the answer has come (docs/sites.md#sent).
+TAKE_BACK_WINDOW_S = 4.0
 
 
 @dataclass(frozen=True)
@@ -208,7 +216,8 @@ async def wait_send_enabled(ctx: AskContext) -> None:
 
 
 async def click_send(ctx: AskContext, methods: Sequence[SendMethod]) -> None:
-    """Each method in turn until the question shows as a new user turn."""
+    """Each method in turn until the question shows as a new user turn; then, for a pack
+    that names its answer request, that request must have been made too (docs/sites.md#sent)."""
     confirm_s = scaled(ctx.spec.send_confirm_s)
     for method in methods:
         if not await method.apply(ctx):
@@ -224,6 +233,8 @@ async def click_send(ctx: AskContext, methods: Sequence[SendMethod]) -> None:
             ctx.used.send_method = method.name
             if method.name != SEND_METHODS[0].name:
                 ctx.used.fallbacks.append(f"send:{method.name}")
+            # The turn is on the page: no other method may be tried (it would ask twice).
+            await confirm_request(ctx, confirm_s)
             return
     await dump(ctx, "send failed")
     raise SendFailed(
@@ -232,3 +243,36 @@ async def click_send(ctx: AskContext, methods: Sequence[SendMethod]) -> None:
         f"{', '.join(m.name for m in methods)}; the page may be blocked by a dialog. "
         "Reload the tab.",
     )
+
+
+async def confirm_request(ctx: AskContext, wait_s: float) -> None:
+    """The new user turn shows: the site was asked only if the page also made the pack's
+    answer request (SITE-FACTS C14.3, G14.2). It is usually made before the turn shows,
+    so this rarely waits; ``NotSent`` when it never comes within ``wait_s``."""
+    stream = ctx.stream
+    if stream is None or stream.watch is None:  # the pack names no answer request
+        ctx.used.sent = "turn"
+        return
+    if not await stream.watch.sent(wait_s):
+        await dump(ctx, "turn shown, no request")
+        rule = ctx.spec.pack.stream_rule
+        raise NotSent(ctx.provider, f"{rule.method} {rule.url}", wait_s)
+    ctx.used.sent = "turn+request"
+
+
+async def watch_take_back(ctx: AskContext, fail: Callable[[BaseException], None]) -> None:
+    """Run beside the answer's wait: when the new user turn vanishes again with the question
+    back in the editor within ``TAKE_BACK_WINDOW_S`` (Gemini's rollback, SITE-FACTS G14.2),
+    the server refused the question: ``fail`` gets ``QuestionTakenBack`` at once. Event-driven
+    in the page (a MutationObserver with a deadline); returns quietly when the window ends."""
+    window_s = scaled(TAKE_BACK_WINDOW_S)
+    state = await ctx.page.call(
+        "whenTakenBack",
+        ctx.provider,
+        ctx.initial_users,
+        ctx.question,
+        int(window_s * 1000),
+        timeout=window_s + scaled(5.0),
+    )
+    if state == "taken_back":
+        fail(QuestionTakenBack(ctx.provider))

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from bridge.cdp.browser import Browser
 from bridge.cdp.session import CdpSession
+from bridge.errors import BridgeError
 from bridge.providers import composer, tab
 from bridge.providers.attachments import Attachments
 from bridge.providers.completion import Phase, is_suspicious_answer
@@ -38,8 +40,11 @@ from bridge.providers.results import AskResult, Provider
 from bridge.providers.specs import AskOptions, ProviderSpec, provider_spec
 from bridge.providers.uploads import attach_files
 from bridge.store.state import StateStore
+from bridge.tasks import TaskSet
 
 __all__ = ["AskFlow", "connect_tab", "run_ask", "save_session"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -133,15 +138,16 @@ async def run_ask(
         send_started = time.monotonic()
         await composer.click_send(ctx, flow.send_methods)
         t.send_ms = (time.monotonic() - send_started) * 1000
-        try:
-            verdict = await flow.completion(ctx, detector, reports, flow.settings)
-        except asyncio.CancelledError:
-            # The caller gave up (an MCP client cancelled): stop the answer so the next
-            # ask finds the composer ready instead of a tab still generating.
-            await stop_answer(ctx)
-            raise
-        assert verdict.phase is Phase.DONE
-        choice = await extract(ctx)
+        async with _take_back_watch(ctx, reports):
+            try:
+                verdict = await flow.completion(ctx, detector, reports, flow.settings)
+            except asyncio.CancelledError:
+                # The caller gave up (an MCP client cancelled): stop the answer so the next
+                # ask finds the composer ready instead of a tab still generating.
+                await stop_answer(ctx)
+                raise
+            assert verdict.phase is Phase.DONE
+            choice = await extract(ctx)
     answer = choice.text
     t.wait_response_ms = lap()
     t.total_ms = (time.monotonic() - ctx.started) * 1000
@@ -185,6 +191,25 @@ async def _answer_stream(ctx: AskContext, reports: Observations) -> AsyncIterato
             yield
         finally:
             ctx.stream = None
+
+
+@contextlib.asynccontextmanager
+async def _take_back_watch(ctx: AskContext, reports: Observations) -> AsyncIterator[None]:
+    """While the answer is awaited: a question the site takes back (its turn gone again, the
+    text back in the editor: SITE-FACTS G14.2) ends the wait at once (docs/sites.md#sent)."""
+
+    async def watch() -> None:
+        try:
+            await composer.watch_take_back(ctx, reports.reject)
+        except BridgeError as exc:  # the tab went or navigated: the answer's wait says so
+            log.debug("take-back watch on %s: %s", ctx.provider, exc)
+
+    tasks = TaskSet("take-back watch", log)
+    tasks.spawn(watch())
+    try:
+        yield
+    finally:
+        await tasks.stop()
 
 
 async def connect_tab(

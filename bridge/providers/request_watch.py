@@ -74,6 +74,8 @@ class RequestWatch:
         self.requests: dict[str, WatchedRequest] = {}
         self._on_body = on_body
         self._tasks = TaskSet("request watch", log)
+        #: Set when the first matching request is sent (``Network.requestWillBeSent``).
+        self.any_sent = asyncio.Event()
 
     @property
     def newest(self) -> WatchedRequest | None:
@@ -84,6 +86,7 @@ class RequestWatch:
         if self.rule.matches(str(request.get("method", "")), str(request.get("url", ""))):
             rid = str(params["requestId"])
             self.requests[rid] = WatchedRequest(rid, str(request.get("url", "")))
+            self.any_sent.set()
 
     def _response(self, params: dict[str, Any]) -> None:
         watched = self.requests.get(str(params.get("requestId")))
@@ -123,17 +126,25 @@ class RequestWatch:
     async def finished(self, watched: WatchedRequest, wait: float) -> bool:
         """Whether ``watched`` ended within ``wait`` seconds. The wait is one the session
         rejects at once (typed) if the tab closes or the debugger goes."""
-        if watched.done.is_set():
+        return await self._within(watched.done, wait)
+
+    async def sent(self, wait: float) -> bool:
+        """Whether a matching request was sent since the watch began, waiting up to ``wait``
+        seconds for the first one (rejected at once, like ``finished``, if the tab goes)."""
+        return await self._within(self.any_sent, wait)
+
+    async def _within(self, event: asyncio.Event, wait: float) -> bool:
+        if event.is_set():
             return True
         guard = self.tab.expect_event("Network.loadingFinished", lambda _: False)
-        ended = asyncio.ensure_future(watched.done.wait())
-        ended.add_done_callback(lambda _: guard.resolve({}))
+        happened = asyncio.ensure_future(event.wait())
+        happened.add_done_callback(lambda _: guard.resolve({}))
         try:
             await guard.wait(wait)
-        except TimeoutError:  # BridgeTimeout: still open
+        except TimeoutError:  # BridgeTimeout: not yet
             return False
         finally:
-            ended.cancel()
+            happened.cancel()
         return True
 
     def close(self) -> None:

@@ -54,6 +54,9 @@ class Used:
     tab: str = ""  # "session" (recorded tab reused), "open_tab" (found), "new_tab"
     input_phase: int = 0  # 1 = JavaScript, 2 = Input.insertText, 3 = key events
     send_method: str = ""  # "js_click", "cdp_mouse", "enter"
+    #: What confirmed the send (docs/sites.md#sent): "turn+request" (the new user turn and
+    #: the pack's answer request), or "turn" for a pack that names no answer request.
+    sent: str = ""
     completion: str = ""  # the detector's reason, e.g. "stop_gone_send_enabled"
     #: Where the answer came from (docs/sites.md#answer-sources): "network" (the site's
     #: own stream), "copy" (the turn's copy action) or "dom" (the rendered page).

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from bridge.app.facade import Bridge
-from bridge.errors import AttachmentRefused, ConsentRequired, PathNotAllowed
+from bridge.errors import AttachmentFailed, AttachmentRefused, ConsentRequired, PathNotAllowed
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.controller import SiteController
 from bridge.policy.files import FilePolicy
@@ -485,3 +485,29 @@ async def test_gemini_upload_consent_ends_the_ask_until_the_person_agrees(
     assert [(f.name, f.sha256) for f in record.files] == [("consent.pdf", sha256(pdf))]
     assert result.used.attachments[0]["sent_as"] == "upload"
     assert await tab.evaluate("document.querySelectorAll('mat-dialog-container').length") == 0
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("provider", ["chatgpt", "gemini"])
+async def test_an_upload_not_finished_in_time_ends_the_ask_naming_the_file_and_why(
+    bridge: Bridge,
+    fakes: FakeSites,
+    tmp_path: Path,
+    provider: Provider,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/sites.md#sent: an attachment not ready in time ends the ask before anything is
+    typed or sent, with which file and why. The fake server takes 10 s per upload; the wait
+    for it is cut to about a second."""
+    monkeypatch.setattr(uploads, "UPLOAD_BASE_S", 1.0)
+    monkeypatch.setattr(uploads, "UPLOAD_BYTES_PER_S", 1000 * MB)
+    allow(bridge, tmp_path)
+    sent = site(fakes, provider)
+    sent.set_behaviour(Behaviour(upload_ms=10_000))
+    pdf = tmp_path / "slow.pdf"
+    pdf.write_bytes(make_pdf(200_000, seed=3))
+    started = time.monotonic()
+    with pytest.raises(AttachmentFailed, match=r"slow\.pdf within 1s: .*(uploading|running)"):
+        await bridge.ask(provider, QUESTION, new_chat=True, files=[pdf])
+    assert time.monotonic() - started < 30  # the cut wait, not the upload's own 10 s each
+    assert sent.records == []  # nothing was sent

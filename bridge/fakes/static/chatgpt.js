@@ -636,6 +636,9 @@
    */
   async function ask(text, retry, resume = false) {
     if (!retry && !resume) addUserTurn(text);
+    // The no_request state (fake-only, docs/sites.md#facts-without-evidence): the turn shows,
+    // the page never makes its request [C14.3], nothing answers.
+    if (config.noRequest) return;
     /** @type {Generation} */
     const gen = {
       text, phase: 'waiting', abort: new AbortController(), questionId: '',

@@ -84,7 +84,7 @@
    *            content: HTMLElement, message: HTMLElement, footer: HTMLElement,
    *            view: InstanceType<typeof MarkdownView>, conversationId: string|null,
    *            latest: string, errorCode: number|null, shown: boolean,
-   *            deepThink: boolean, placeholder: boolean}} Generation
+   *            deepThink: boolean, placeholder: boolean, rolledBack: boolean}} Generation
    */
   /** @type {Generation|null} */
   let generation = null;
@@ -754,6 +754,7 @@
         if (xhr.readyState === XMLHttpRequest.HEADERS_RECEIVED) {
           gen.questionId = xhr.getResponseHeader('x-fake-question-id') || '';
           gen.stuck = xhr.getResponseHeader('x-fake-state') === 'stuck'; // fake-only
+          gen.rolledBack = xhr.getResponseHeader('x-fake-state') === 'rollback'; // fake-only
         }
       });
       xhr.addEventListener('progress', consume);
@@ -768,12 +769,16 @@
   /** @param {string} text */
   async function ask(text) {
     const exchange = addExchange(text);
+    // The no_request state (fake-only, docs/sites.md#facts-without-evidence): the user-query
+    // shows, the StreamGenerate XHR [G7.1] is never made, nothing answers.
+    if (config.noRequest) return;
+    const sentAt = performance.now();
     const { response, content, message, footer, view } = addResponse(exchange);
     /** @type {Generation} */
     const gen = {
       text, xhr: null, questionId: '', stuck: false, stopped: false, finished: false,
       response, content, message, footer, view, conversationId: null, latest: '',
-      errorCode: null, shown: false, deepThink, placeholder: false,
+      errorCode: null, shown: false, deepThink, placeholder: false, rolledBack: false,
     };
     view.onRender = () => rendered(gen);
     generation = gen;
@@ -785,6 +790,12 @@
     const body = 'f.req=' + encodeURIComponent(JSON.stringify([null, JSON.stringify(request)])) +
       '&at=' + encodeURIComponent('fake-at-token');
     const status = await stream(gen, body);
+    if (gen.rolledBack) {
+      // "Rollback" [G14.2]: 1–2 s after Send the user-query vanishes, the prompt returns to
+      // the editor, the URL stays; nothing is answered.
+      setTimeout(() => takeBack(gen, exchange), Math.max(0, ROLLBACK_MS - (performance.now() - sentAt)));
+      return;
+    }
     if (gen.stopped) {
       // finish() adds the note
     } else if (status === 401) {
@@ -798,6 +809,19 @@
     // The last rendering in before the final state: the reply is complete with its text.
     await gen.view.settled();
     finish(gen);
+  }
+
+  const ROLLBACK_MS = 1000;
+
+  /** The server refused the question [G14.2]: its exchange goes, its text is back in the
+   * editor, the composer is idle again. @param {Generation} gen @param {HTMLElement} exchange */
+  function takeBack(gen, exchange) {
+    exchange.remove();
+    if (generation === gen) generation = null;
+    if (composer) {
+      composer.editor.replaceChildren(...gen.text.split('\n').map((line) => el('p', {}, line || el('br'))));
+    }
+    updateButtons();
   }
 
   /** The final state: the footer complete, Stop back to mic or Send, then report. */
