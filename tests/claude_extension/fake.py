@@ -532,15 +532,22 @@ class FakeClaudeExtension:
         if tab is None or tab.closed:
             return
         # A page between documents (after a click on a link) may refuse a screenshot, or
-        # leave it unanswered: tried again for up to 5 s, each try bounded.
-        deadline = asyncio.get_running_loop().time() + 5
-        while asyncio.get_running_loop().time() < deadline:
+        # leave it unanswered: then the frame waits for the new document to load (an event),
+        # and is tried again, up to 5 s in all.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 5
+        while (left := deadline - loop.time()) > 0:
+            loaded = self._expect(tab.session, ("Page.loadEventFired", "Page.frameStoppedLoading"))
             try:
-                async with asyncio.timeout(1):
+                async with asyncio.timeout(min(1.0, left)):
                     self.gif_frames.append(await self._screenshot(tab))
                 return
             except Exception:
-                await asyncio.sleep(0.1)
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(max(0.0, deadline - loop.time())):
+                        await loaded
+            finally:
+                loaded.cancel()
 
     def _store_image(self, png: bytes) -> str:
         image_id = f"screenshot_{self._next_image}"
