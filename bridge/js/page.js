@@ -1119,6 +1119,14 @@
       });
     },
 
+    /** The HTTP status of this document's own response, 0 when the browser does not say
+     * (docs/sites.md#where: a place the site does not have is told by behaviour). */
+    navigationStatus() {
+      const entry = /** @type {PerformanceNavigationTiming|undefined} */ (
+        performance.getEntriesByType('navigation')[0]);
+      return entry && entry.responseStatus ? entry.responseStatus : 0;
+    },
+
     /** Resolve when the send button is enabled (docs/sites.md#send-fallbacks: wait, don't click blind). */
     whenSendEnabled(p, timeoutMs) {
       const site = siteOf(p);

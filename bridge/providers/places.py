@@ -221,17 +221,11 @@ def is_temporary_url(url: str) -> bool:
     return parse_qs(urlsplit(url).query).get(TEMPORARY_QUERY) == ["true"]
 
 
-_STATUS_JS = (
-    "(() => { const e = performance.getEntriesByType('navigation')[0];"
-    " return e && e.responseStatus ? e.responseStatus : 0; })()"
-)
-
-
 async def landed(ctx: AskContext, place: Place) -> None:
     """Right after the tab opened ``place.url``: its document must not be an error page and
     its URL must still be the place (by behaviour: no source says how the sites answer a
     project, GPT or Gem that is not there, docs/sites.md#facts-without-evidence)."""
-    status = int(await ctx.tab.evaluate(_STATUS_JS) or 0)
+    status = int(await ctx.page.call("navigationStatus") or 0)
     url = str(await ctx.tab.evaluate("location.href"))
     problem = ""
     if status >= 400:
