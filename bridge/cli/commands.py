@@ -307,9 +307,10 @@ def parse_where(
             "gem": args.gem if p == "gemini" else None,
             "temporary": bool(args.temporary),
         }
-        resolve_place(
-            provider_spec(p, state_dir), AskOptions(new_chat=bool(args.new_chat), **where[p])
-        )
+        if any(where[p].values()):  # only a place needs the pack (its URL forms)
+            resolve_place(
+                provider_spec(p, state_dir), AskOptions(new_chat=bool(args.new_chat), **where[p])
+            )
     return where
 
 
@@ -344,6 +345,9 @@ async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = N
         modes = parse_modes(args.mode)
         where = parse_where(args, providers, options.state_dir)
         check_effort_args(args.provider, args.effort, args.deep_think)
+    except BridgeError as exc:  # a pack override that cannot be used: not a usage error
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -265,7 +265,8 @@ INVALID = {
     "bad fake setting": (
         scenario("x", fake={"chatgpt": {"state": "asleep"}}),
         "scenario 'x' (scenarios[0]): field 'fake.chatgpt.state': state must be one of ok, "
-        "logged_out, rate_limited, error_turn, stuck, challenge, not 'asleep'",
+        "logged_out, rate_limited, error_turn, stuck, challenge, no_request, rollback, "
+        "not 'asleep'",
     ),
     "forbidden question": (
         scenario("x", question="Hello"),
