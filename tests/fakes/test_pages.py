@@ -291,13 +291,15 @@ async def test_chatgpt_records_when_the_page_showed_each_step(
     # Monotonic (received_at is the server's clock; the rest are the page's).
     assert record.received_at - 0.01 <= record.first_token_at
     assert record.first_token_at <= record.text_visible_at <= record.completed_at
-    # And they match what a mutation observer in the page saw, within one task.
+    # And they match what a mutation observer in the page saw: never before the page showed
+    # it, and not long after (bounded generously: on a busy machine the observer's task can
+    # run a good while later; the order, not the delay, is what this checks).
     for reported, observed in [
         (record.first_token_at, seen["first"]),
         (record.text_visible_at, seen["text"]),
         (record.completed_at, seen["done"]),
     ]:
-        assert reported - 0.002 <= observed <= reported + 0.05
+        assert reported - 0.002 <= observed <= reported + 1.0
 
 
 async def test_chatgpt_ignores_a_direct_dom_write(fakes: FakeSites, new_tab: NewTab) -> None:
