@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import Any
 
 from bridge.cdp.direct import DirectCdp
+from bridge.errors import CdpError
 from tests.claude_extension.gif import pngs_to_gif
 
 __all__ = [
@@ -542,7 +543,7 @@ class FakeClaudeExtension:
                 async with asyncio.timeout(min(1.0, left)):
                     self.gif_frames.append(await self._screenshot(tab))
                 return
-            except Exception:
+            except (CdpError, TimeoutError, ConnectionError):  # refused or unanswered
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(max(0.0, deadline - loop.time())):
                         await loaded
