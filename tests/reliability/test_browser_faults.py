@@ -46,13 +46,15 @@ async def _stop_worker(browser: Browser, cdp: DirectCdp) -> None:
 
 
 @pytest.mark.reliability(8)
-async def test_a_worker_stopped_while_idle_answers_the_next_command_within_2s(
+async def test_a_worker_stopped_while_idle_answers_the_next_command_at_the_wake_alarm(
     extension_link: Browser, direct_cdp: DirectCdp, tab: CdpSession, pages: str
 ) -> None:
     await tab.navigate(f"{pages}/")
     await _stop_worker(extension_link, direct_cdp)
-    # The worker's wake alarm brings it back; the command waits for the new link.
-    async with asyncio.timeout(scaled(2.0)):
+    # The worker's wake alarm (every 1.5 s while bridge is in use) brings it back and the
+    # command waits for the new link: about 2 s on a quiet machine. The bound is generous
+    # (two alarm periods and a slow start) so a loaded CI run does not fail a working wake.
+    async with asyncio.timeout(scaled(4.0)):
         assert await tab.evaluate("document.title") == "home"
 
 
