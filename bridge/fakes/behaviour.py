@@ -157,6 +157,11 @@ class Behaviour:
     Gemini shows no temporary-chat button (G13.1). How the real sites refuse one is not
     documented: these are the fakes' own (docs/sites.md#facts-without-evidence)."""
 
+    side_nav_collapsed: bool = False
+    """Gemini only (read at page load): the side navigation starts collapsed, so the
+    temporary-chat button is not in the DOM until the nav's menu button
+    (``side-nav-menu-button``) expands it (G13.1)."""
+
     def __post_init__(self) -> None:
         _check_choice("state", self.state, _STATES)
         _check_choice("locale", self.locale, _LOCALES)

@@ -247,3 +247,14 @@ async def test_no_gemini_temporary_chat_button_fails_closed(
         await bridge.ask("gemini", "Is this temporary?", temporary=True)
     assert "no temporary-chat button" in str(caught.value)
     assert fakes.gemini.records == []
+
+
+@pytest.mark.e2e
+async def test_a_collapsed_gemini_side_nav_is_expanded_for_the_temporary_chat_button(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    # G13.1: while the side nav is collapsed the button is not in the DOM at all.
+    fakes.gemini.set_behaviour(Behaviour(side_nav_collapsed=True))
+    result = await bridge.ask("gemini", "Is this temporary too?", temporary=True)
+    assert fakes.gemini.records[-1].temporary  # index 45 = 1 (G13.2): the site was told
+    assert result.used.temporary
