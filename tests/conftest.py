@@ -22,6 +22,7 @@ from bridge.errors import BridgeError
 from bridge.link.registry import ENV_RUNTIME_DIR
 from bridge.link.trust_root import ENV_TRUST_DIR
 from bridge.tools.browsing import BrowserTools, ToolHub
+from tests.idle import IDLE_TEST, IdleBrowsers
 from tests.local_http import serve_http
 
 PAGES: dict[str, str] = {
@@ -130,6 +131,25 @@ def pages() -> Iterator[str]:
     """Base URL of a loopback server with the pages in PAGES."""
     for url, _ in serve_http(_Handler):
         yield url
+
+
+@pytest.fixture(scope="session")
+def idle_browsers(pages: str) -> Iterator[IdleBrowsers]:
+    """The session's idle browsers (tests/idle.py), started by ``_start_idle_browsers``."""
+    browsers = IdleBrowsers(pages)
+    browsers.start()
+    try:
+        yield browsers
+    finally:
+        browsers.stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _start_idle_browsers(request: pytest.FixtureRequest) -> None:
+    """Start the idle browsers with the session's first test when the session collected a
+    test that needs them, so their idle time passes while the other tests run."""
+    if any(item.name.startswith(IDLE_TEST) for item in request.session.items):
+        request.getfixturevalue("idle_browsers")
 
 
 @pytest_asyncio.fixture(loop_scope="session")

@@ -5,17 +5,14 @@ from __future__ import annotations
 import asyncio
 import shutil
 import tempfile
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from mcp import Client
 
 from bridge.app.facade import Bridge
 from bridge.app.launcher import LaunchedBrowser, LaunchOptions
-from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.cdp.browser import Browser
 from bridge.cdp.direct import DirectCdp
 from bridge.fakes import FakeSites
@@ -23,40 +20,26 @@ from bridge.link.relay import Relay
 from bridge.mcp.server import build_server
 from bridge.waiting import scaled
 from tests.extension_worker import stop_worker
+from tests.idle import IdleBrowsers
 
 pytestmark = pytest.mark.e2e
 
 QUESTION = "How do I read a file asynchronously in Python?"
 
 
-@pytest_asyncio.fixture(loop_scope="session")
-async def untouched() -> AsyncIterator[Runtime]:
-    """A browser of its own, which nothing but the idle test touches."""
-    runtime = Runtime(RuntimeOptions(launch=True, headless=True, isolated=True))
-    async with runtime:
-        await runtime.connected(scaled(30.0))
-        yield runtime
-
-
 @pytest.mark.reliability(10)
 @pytest.mark.parametrize(("idle", "pings"), [("35 s", 3), ("5 min", 20)])
 async def test_after_idling_the_next_command_answers_on_the_same_link(
-    untouched: Runtime, pages: str, idle: str, pings: int
+    idle_browsers: IdleBrowsers, idle: str, pings: int
 ) -> None:
     """Past MV3's 30 s idle stop, and long after it: the link stays up by itself. Time
-    passes as keepalive pings (one per 15 s), each an event this test waits for."""
-    tab = await untouched.browser.new_tab(f"{pages}/")
-    try:
-        relay = untouched.relay
-        link, target = relay.link, relay.stats.keepalive_rounds + pings
-        await relay.wait_until(
-            lambda: relay.stats.keepalive_rounds >= target, scaled(15.0 * pings + 30.0)
-        )
-        async with asyncio.timeout(scaled(2.0)):  # no reconnection needed, no delay
-            assert await tab.evaluate("document.title") == "home"
-        assert untouched.relay.link is link, f"the link dropped while idle ({idle})"
-    finally:
-        await untouched.browser.close_tab(tab.tab_id)
+    passes as keepalive pings (one per 15 s), each an event this test waits for. The
+    browser was started and left alone when the session began (tests/idle.py), so the
+    idle time has mostly passed while other tests ran: one browser per case, untouched
+    until this command."""
+    found = await idle_browsers.check(idle, pings)
+    assert found.title == "home"
+    assert found.same_link, f"the link dropped while idle ({idle})"
 
 
 @pytest.mark.reliability(21)
