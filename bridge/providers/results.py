@@ -90,6 +90,9 @@ class Used:
     effort: dict[str, str] = field(default_factory=dict)
     #: Gemini's Deep Think was on (its chip shown) when the question was sent.
     deep_think: bool = False
+    #: What the answer generated, saved (docs/sites.md#outputs): each one's ``kind``
+    #: ("image", "file"), saved ``name``, ``path``, ``bytes`` and ``mime``.
+    outputs: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
