@@ -315,6 +315,7 @@ class Bridge:
         temporary: bool = False,
         effort: str | None = None,
         deep_think: bool = False,
+        outputs_dir: str | PathLike[str] | None = None,
     ) -> BothResult:
         """Ask every provider at once; each side's answer or error, never one hiding the other.
 
@@ -346,6 +347,7 @@ class Bridge:
         if deep_think and "gemini" not in providers:
             raise ValueError("deep_think is Gemini's Deep Think: ask Gemini too, or leave it out")
         attachments = await self.read_files(files)
+        folder = self.outputs_dir(outputs_dir)  # refused before either side asks
 
         async def one(provider: Provider) -> AskResult:
             try:
@@ -361,6 +363,7 @@ class Bridge:
                     **places[provider],
                     effort=effort if provider == "chatgpt" else None,
                     deep_think=deep_think and provider == "gemini",
+                    outputs_dir=folder,
                 )
             except Exception as exc:
                 await _tell_done(on_done, provider, exc)
@@ -414,6 +417,7 @@ class Bridge:
         temporary: bool = False,
         effort: str | None = None,
         deep_think: bool = False,
+        outputs_dir: str | PathLike[str] | None = None,
     ) -> Job:
         """Start an ask that outlives the call that wants it, and return its job at once
         (``wait_job`` waits for it). Answers of thinking models take longer than MCP clients
@@ -445,6 +449,7 @@ class Bridge:
             **where,
             effort=effort,
             deep_think=deep_think,
+            outputs_dir=self.outputs_dir(outputs_dir),
         )
         return await self._runner.start(job, attachments)
 
