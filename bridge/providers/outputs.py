@@ -43,6 +43,7 @@ from bridge.cdp.session import JavaScriptError
 from bridge.errors import OutputDownloadRefused
 from bridge.providers.context import AskContext
 from bridge.providers.results import Provider
+from bridge.providers.streams import StreamAnswer
 from bridge.store.outputs import OutputFolder, SavedOutput, mime_extension
 from bridge.waiting import scaled
 
@@ -52,6 +53,7 @@ __all__ = [
     "collect_outputs",
     "download_reply",
     "image_refs",
+    "original_url",
     "sandbox_paths",
 ]
 
@@ -110,6 +112,18 @@ def image_refs(provider: Provider, images: Iterable[dict[str, Any]]) -> list[Ima
         stem = file_id or parts.path.rstrip("/").rsplit("/", 1)[-1].split("=", 1)[0]
         out.append(ImageRef(url, stem or f"image-{len(out) + 1}"))
     return out
+
+
+def original_url(provider: Provider, url: str) -> str:
+    """The URL of an image's original (pure): Gemini's ``=s0-d`` in place of the preview's
+    size suffix (G12.4: ``=s1024-rj`` is the 1024 px preview; ``=s0-d`` is what the page's
+    own download button fetches, G12.5); ChatGPT's estuary URL is the file itself (C10.5)."""
+    if provider != "gemini":
+        return url
+    parts = urlsplit(url)
+    head, sep, _ = parts.path.rpartition("=")
+    path = f"{head}=s0-d" if sep and "/" not in parts.path[len(head) :] else f"{parts.path}=s0-d"
+    return parts._replace(path=path, query="").geturl()
 
 
 def sandbox_paths(answer_text: str) -> list[str]:
@@ -193,6 +207,11 @@ async def collect_outputs(ctx: AskContext, answer_text: str, folder: Path) -> li
     found = await ctx.page.call("outputs", ctx.provider)
     if not isinstance(found, dict):
         return []
+    wire = await _stream_answer(ctx)
+    # Gemini's stream lists the images (G12.6) while the page may still be loading them.
+    wire_images = wire.images if wire is not None else ()
+    if wire_images and not found.get("images"):
+        found = {**found, "loading": True}
     if found.get("loading"):
         await ctx.progress("outputs")
         wait = _deadline_s(ctx)
@@ -213,7 +232,8 @@ async def collect_outputs(ctx: AskContext, answer_text: str, folder: Path) -> li
                 ctx.used.fallbacks.append("outputs:image skeleton ended without an image")
     out_folder = OutputFolder(folder)
     saved: list[SavedOutput] = []
-    for ref in image_refs(ctx.provider, found.get("images") or []):
+    shown = [{"src": original_url(ctx.provider, url)} for url in wire_images]
+    for ref in image_refs(ctx.provider, shown or found.get("images") or []):
         fetched = await _fetch(ctx, ref.url, ref.stem)
         if fetched.status != 200 or not fetched.mime.startswith("image/"):
             why = (
@@ -225,24 +245,25 @@ async def collect_outputs(ctx: AskContext, answer_text: str, folder: Path) -> li
         extension = mime_extension(fetched.mime)
         name = f"{ref.stem}.{extension}" if extension else ref.stem
         saved.append(out_folder.save("image", name, fetched.data, fetched.mime, ref.stem))
-    saved += await _files(ctx, answer_text, found, out_folder)
+    text = wire.text if wire is not None and wire.text else answer_text
+    saved += await _files(ctx, text, found, out_folder)
     return saved
 
 
-async def _network_text(ctx: AskContext, fallback: str) -> str:
-    """The answer's text as the site sent it (its links intact, C11.1), else ``fallback``."""
+async def _stream_answer(ctx: AskContext) -> StreamAnswer | None:
+    """The answer as the site sent it (ChatGPT's links intact, C11.1; Gemini's image URLs,
+    G12.6), or None without a stream."""
     if ctx.stream is None:
-        return fallback
+        return None
     answer, _ = await ctx.stream.answer(scaled(5.0))
-    return answer.text if answer is not None and answer.text else fallback
+    return answer
 
 
 async def _files(
     ctx: AskContext, answer_text: str, found: dict[str, Any], folder: OutputFolder
 ) -> list[SavedOutput]:
     controls: Sequence[str] = found.get("files") or []
-    text = await _network_text(ctx, answer_text)
-    paths = sandbox_paths(text)
+    paths = sandbox_paths(answer_text)
     if not paths:
         if controls:
             ctx.used.fallbacks.append("outputs:file controls without sandbox links")

@@ -17,11 +17,13 @@ import pytest
 from bridge.app.facade import Bridge
 from bridge.errors import OutputDownloadRefused, OutputsFolderRefused
 from bridge.fakes import Behaviour, FakeSites
+from bridge.fakes.gemini import image_token, original_image
 from bridge.fakes.images import png
 from bridge.providers.outputs import (
     conversation_id,
     download_reply,
     image_refs,
+    original_url,
     sandbox_paths,
 )
 
@@ -45,6 +47,15 @@ def test_images_are_deduplicated_by_file_id_and_confined_to_the_sites_hosts() ->
         "gemini", [{"src": "https://lh3.googleusercontent.com/rd-gg-dl/AbC=s1024-rj?alr=yes"}]
     )
     assert [r.stem for r in gemini] == ["AbC"]
+
+
+def test_geminis_original_is_the_s0_d_form_of_the_preview() -> None:
+    preview = "https://lh3.googleusercontent.com/rd-gg-dl/AbC=s1024-rj?alr=yes"
+    assert original_url("gemini", preview) == "https://lh3.googleusercontent.com/rd-gg-dl/AbC=s0-d"
+    bare = "https://lh3.googleusercontent.com/gg-dl/AbC"
+    assert original_url("gemini", bare) == bare + "=s0-d"
+    chatgpt = f"{ESTUARY}?id=file_1&sig=2"
+    assert original_url("chatgpt", chatgpt) == chatgpt
 
 
 def test_sandbox_links_name_the_files_in_order_once() -> None:
@@ -134,3 +145,18 @@ async def test_a_refused_download_names_the_file_and_why(
     assert caught.value.name == "data.xlsx"
     assert why in str(caught.value)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.e2e
+async def test_a_gemini_image_is_saved_as_its_full_size_original(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    fakes.gemini.queue(Behaviour(image=True))
+    result = await bridge.ask("gemini", "Create an image of a red fox.", new_chat=True)
+    record = fakes.gemini.records[-1]
+    token = image_token(record.id)
+    [saved] = result.used.outputs
+    # The =s0-d original (G12.4, G12.5), not the 1024 px preview the page shows.
+    assert saved["name"] == f"{token}.png" and saved["mime"] == "image/png"
+    assert Path(saved["path"]).read_bytes() == original_image(token)
+    assert original_image(token) != png(token, 16)
