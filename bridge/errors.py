@@ -565,7 +565,7 @@ class ClaudeToolError(BridgeError):
 
 class OutputsFolderRefused(BridgeError, ValueError):
     """The folder an ask's generated images and files would be saved in cannot be used
-    (docs/flows.md#outputs): a protected place, a symlink, or no free name in it."""
+    (docs/sites.md#outputs): a protected place, a symlink, or no free name in it."""
 
     code = "outputs_folder_refused"
 

@@ -225,7 +225,7 @@ class Bridge:
 
     def outputs_dir(self, named: str | PathLike[str] | None) -> str | None:
         """The folder a caller named for generated images and files, resolved and checked
-        before anything is asked (docs/flows.md#outputs): never a protected place
+        before anything is asked (docs/sites.md#outputs): never a protected place
         (credentials, browser profiles, bridge's own state; ``OutputsFolderRefused``).
         None: each ask saves under ``<state dir>/outputs/<id>/``."""
         if named is None:

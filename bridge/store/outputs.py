@@ -1,4 +1,4 @@
-"""The outputs folder: where images and files a site generated are saved (docs/flows.md#outputs).
+"""The outputs folder: where images and files a site generated are saved (docs/sites.md#outputs).
 
 Everything about a saved output's name comes from the site, and a page is hostile input: a
 name may be ``../../.bashrc``, an absolute path, carry NUL or control characters, be

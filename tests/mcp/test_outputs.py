@@ -87,3 +87,15 @@ async def test_a_refused_download_is_the_calls_error(
     text = result.content[0].text
     assert "[download_refused]" in text and "'plot.csv'" in text and "expired" in text
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_a_protected_outputs_folder_is_refused_with_nothing_sent(
+    stdio_server: Client, fakes: FakeSites
+) -> None:
+    result = await stdio_server.call_tool(
+        "ask_chatgpt_web",
+        {"question": "Draw.", "new_chat": True, "outputs_dir": str(Path.home() / ".ssh")},
+    )
+    assert result.is_error
+    assert "[outputs_folder_refused]" in result.content[0].text
+    assert fakes.chatgpt.records == []
