@@ -160,3 +160,15 @@ async def test_a_gemini_image_is_saved_as_its_full_size_original(
     assert saved["name"] == f"{token}.png" and saved["mime"] == "image/png"
     assert Path(saved["path"]).read_bytes() == original_image(token)
     assert original_image(token) != png(token, 16)
+
+
+@pytest.mark.e2e
+async def test_an_image_the_site_refuses_names_the_image_and_the_status(
+    bridge: Bridge, fakes: FakeSites, tmp_path: Path
+) -> None:
+    fakes.chatgpt.queue(Behaviour(image=True, download="refused"))
+    with pytest.raises(OutputDownloadRefused) as caught:
+        await bridge.ask("chatgpt", "Draw a kite.", new_chat=True, outputs_dir=tmp_path)
+    assert caught.value.name.startswith("file_")
+    assert "HTTP 403" in str(caught.value)
+    assert list(tmp_path.iterdir()) == []
