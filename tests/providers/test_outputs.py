@@ -172,3 +172,18 @@ async def test_an_image_the_site_refuses_names_the_image_and_the_status(
     assert caught.value.name.startswith("file_")
     assert "HTTP 403" in str(caught.value)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.e2e
+async def test_both_sides_images_share_one_named_folder(
+    bridge: Bridge, fakes: FakeSites, tmp_path: Path
+) -> None:
+    fakes.chatgpt.queue(Behaviour(image=True))
+    fakes.gemini.queue(Behaviour(image=True))
+    both = await bridge.ask_both(
+        "Create an image of a harbour.", new_chat=True, outputs_dir=tmp_path
+    )
+    assert both.all_ok, both.errors
+    kinds = {p: [o["kind"] for o in r.used.outputs] for p, r in both.results.items()}
+    assert kinds == {"chatgpt": ["image"], "gemini": ["image"]}
+    assert len(list(tmp_path.iterdir())) == 2
