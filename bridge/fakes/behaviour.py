@@ -160,6 +160,11 @@ class Behaviour:
     Gemini shows no temporary-chat button (G13.1). How the real sites refuse one is not
     documented: these are the fakes' own (docs/sites.md#facts-without-evidence)."""
 
+    side_nav_collapsed: bool = False
+    """Gemini only (read at page load): the side navigation starts collapsed, so the
+    temporary-chat button is not in the DOM until the nav's menu button
+    (``side-nav-menu-button``) expands it (G13.1)."""
+
     image: bool = False
     """The answer comes with a generated image (docs/sites.md#outputs). ChatGPT: a "Processing
     image" tool message first (SITE-FACTS C10.3) shows the loading skeleton (C10.2), which
