@@ -561,3 +561,36 @@ class ClaudeToolError(BridgeError):
         super().__init__(f"the Claude extension's {tool} failed: {message}")
         self.tool = tool
         self.extension_message = message
+
+
+class OutputsFolderRefused(BridgeError, ValueError):
+    """The folder an ask's generated images and files would be saved in cannot be used
+    (docs/sites.md#outputs): a protected place, a symlink, or no free name in it."""
+
+    code = "outputs_folder_refused"
+
+    def __init__(self, folder: str, why: str) -> None:
+        super().__init__(
+            f"bridge will not save outputs in {folder!r}: {why}. Name another folder "
+            "(outputs_dir / --outputs), or leave it out to save under bridge's state folder."
+        )
+        self.folder = folder
+        self.why = why
+
+
+class OutputDownloadRefused(ProviderError):
+    """A file or image the site generated could not be downloaded (docs/sites.md#outputs):
+    the site refused it (an error reply, a 403) or nothing came. Names the file and why; the
+    answer itself was read, and nothing was written for this file."""
+
+    code = "download_refused"
+
+    def __init__(self, provider: str, name: str, why: str) -> None:
+        super().__init__(
+            provider,
+            f"{provider} refused the download of {name!r}: {why}. The answer was received; "
+            "open the conversation in the browser to download the file by hand, or ask again "
+            "later (the site's download links expire).",
+        )
+        self.name = name
+        self.why = why

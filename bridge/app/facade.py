@@ -40,6 +40,7 @@ from bridge.providers.specs import (
     Where,
     provider_spec,
 )
+from bridge.store.outputs import outputs_folder
 from bridge.store.state import StateStore, project_key
 from bridge.tools.browsing import BrowserTools, ToolHub, ToolSettings
 
@@ -138,6 +139,8 @@ class Bridge:
         temporary: bool = False,
         effort: str | None = None,
         deep_think: bool = False,
+        outputs_dir: str | PathLike[str] | None = None,
+        outputs_id: str | None = None,
     ) -> AskResult:
         """Ask one provider through its web UI; a typed BridgeError says what went wrong.
 
@@ -174,6 +177,8 @@ class Bridge:
             temporary=temporary,
             effort=effort,
             deep_think=deep_think,
+            outputs_dir=self.outputs_dir(outputs_dir),
+            outputs_id=outputs_id,
         )
         resolve_place(provider_spec(provider, self.store.root), options)  # ValueError early
         attachments = await self.read_files(files)
@@ -219,6 +224,18 @@ class Bridge:
             finally:
                 self._asking.pop(slot, None)
         raise AssertionError("unreachable")
+
+    def outputs_dir(self, named: str | PathLike[str] | None) -> str | None:
+        """The folder a caller named for generated images and files, resolved and checked
+        before anything is asked (docs/sites.md#outputs): never a protected place
+        (credentials, browser profiles, bridge's own state; ``OutputsFolderRefused``).
+        None: each ask saves under ``<state dir>/outputs/<id>/``."""
+        if named is None:
+            return None
+        policy = self.file_policy
+        return str(
+            outputs_folder(self.store.root, "", named, protected=policy.protected, base=policy.base)
+        )
 
     def browser_tools(self, client: str = "default") -> BrowserTools:
         """Browser operations on any tab (navigate, snapshot, click, …) for one client: its
@@ -300,6 +317,7 @@ class Bridge:
         temporary: bool = False,
         effort: str | None = None,
         deep_think: bool = False,
+        outputs_dir: str | PathLike[str] | None = None,
     ) -> BothResult:
         """Ask every provider at once; each side's answer or error, never one hiding the other.
 
@@ -331,6 +349,7 @@ class Bridge:
         if deep_think and "gemini" not in providers:
             raise ValueError("deep_think is Gemini's Deep Think: ask Gemini too, or leave it out")
         attachments = await self.read_files(files)
+        folder = self.outputs_dir(outputs_dir)  # refused before either side asks
 
         async def one(provider: Provider) -> AskResult:
             try:
@@ -346,6 +365,7 @@ class Bridge:
                     **places[provider],
                     effort=effort if provider == "chatgpt" else None,
                     deep_think=deep_think and provider == "gemini",
+                    outputs_dir=folder,
                 )
             except Exception as exc:
                 await _tell_done(on_done, provider, exc)
@@ -399,6 +419,7 @@ class Bridge:
         temporary: bool = False,
         effort: str | None = None,
         deep_think: bool = False,
+        outputs_dir: str | PathLike[str] | None = None,
     ) -> Job:
         """Start an ask that outlives the call that wants it, and return its job at once
         (``wait_job`` waits for it). Answers of thinking models take longer than MCP clients
@@ -430,6 +451,7 @@ class Bridge:
             **where,
             effort=effort,
             deep_think=deep_think,
+            outputs_dir=self.outputs_dir(outputs_dir),
         )
         return await self._runner.start(job, attachments)
 

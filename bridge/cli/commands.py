@@ -425,9 +425,12 @@ async def _ask_and_print(
             gpt=where["chatgpt"]["gpt"],
             gem=where["gemini"]["gem"],
             temporary=args.temporary,
+            outputs_dir=args.outputs,
         )
         if args.json:
             print(json.dumps(both.to_dict(), ensure_ascii=False, indent=2))
+        for side in both.results.values():
+            _print_outputs(side)
         return 0 if both.results else 1
     provider = cast(Provider, args.provider)
     try:
@@ -442,6 +445,7 @@ async def _ask_and_print(
             deep_think=args.deep_think,
             on_progress=on_progress,
             **where[provider],
+            outputs_dir=args.outputs,
         )
     except BridgeError as exc:
         if live is not None:  # the line says how it ended; the message follows on stderr
@@ -453,7 +457,19 @@ async def _ask_and_print(
         live.answer(provider, result.answer, chars=len(result.answer))
     else:
         print(result.answer, flush=True)
+    _print_outputs(result)
     return 0
+
+
+def _print_outputs(result: AskResult) -> None:
+    """Where the answer's generated images and files were saved (docs/sites.md#outputs):
+    on stderr, so stdout stays the answer alone."""
+    for output in result.used.outputs:
+        print(
+            f"saved {output['kind']}: {output['path']} ({output['bytes']} bytes, {output['mime']})",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 async def _ask_demo(args: argparse.Namespace) -> int:
@@ -548,6 +564,14 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="turn on Gemini's Deep Think (Tools -> Deep Think) before asking; the ask fails, "
         "with nothing sent, when the page does not show it on",
+    )
+    ask.add_argument(
+        "--outputs",
+        metavar="DIR",
+        help="save the images and files the answer generates in DIR (default: a folder of "
+        "the ask's own under the state directory, docs/sites.md#outputs); their paths are "
+        "printed on stderr (in used.outputs with --json). A protected place (~/.ssh, browser "
+        "profiles, bridge's state) is refused before anything is asked",
     )
     ask.add_argument(
         "--connect-timeout",

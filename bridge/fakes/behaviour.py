@@ -14,6 +14,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import quote
 
 from bridge.fakes.corpus import CorpusAnswer, corpus
 
@@ -41,6 +42,7 @@ InputKind = Literal["prosemirror", "textarea"]
 Markup = Literal["current", "newest"]
 Length = Literal["short", "long"]
 DeepThinkOffer = Literal["offered", "absent", "disabled"]
+DownloadOutcome = Literal["ok", "refused", "forbidden"]
 
 #: The fake's Deep Think placeholder reply: the fragments G10.2 quotes ("I'm on it",
 #: "check back later", "generating your response") in a wording of the fake's own.
@@ -64,6 +66,7 @@ _INPUT_KINDS = ("prosemirror", "textarea")
 _MARKUPS = ("current", "newest")
 _LENGTHS = ("short", "long")
 _DEEP_THINK_OFFERS = ("offered", "absent", "disabled")
+_DOWNLOADS = ("ok", "refused", "forbidden")
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,25 @@ class Behaviour:
     temporary-chat button is not in the DOM until the nav's menu button
     (``side-nav-menu-button``) expands it (G13.1)."""
 
+    image: bool = False
+    """The answer comes with a generated image (docs/sites.md#outputs). ChatGPT: a "Processing
+    image" tool message first (SITE-FACTS C10.3) shows the loading skeleton (C10.2), which
+    stays after the stream has ended and the stop button has gone; ``image_ms`` later the
+    conversation read carries the ``image_asset_pointer`` (C10.4) and the page shows the
+    image at its estuary URL (C10.5), a blurred and a sharp copy of one file."""
+    image_ms: int = 300
+    """ChatGPT: how long (site time) the skeleton outlives the answer's stream (C10.2)."""
+    files: tuple[str, ...] = ()
+    """ChatGPT: names of files the answer generated, linked as ``sandbox:/mnt/data/<name>``
+    (C11.1) and rendered as ``button.behavior-btn`` (C11.2). A name may be hostile
+    (``../../x``): the site's names are input to bridge, never paths."""
+    download: DownloadOutcome = "ok"
+    """ChatGPT: how the site answers a generated file's or image's download. ``refused``: the
+    interpreter download answers ``{status: "error", error_code, error_message}`` (the shape
+    C10.6 gives the files API; C11.3's error body is undocumented) and the image's estuary
+    URL 403; ``forbidden``: the signed ``download_url`` answers 403 (U80: estuary needs
+    authentication)."""
+
     def __post_init__(self) -> None:
         _check_choice("state", self.state, _STATES)
         _check_choice("locale", self.locale, _LOCALES)
@@ -169,6 +191,9 @@ class Behaviour:
         _check_choice("markup", self.markup, _MARKUPS)
         _check_choice("length", self.length, _LENGTHS)
         _check_choice("deep_think", self.deep_think, _DEEP_THINK_OFFERS)
+        _check_choice("download", self.download, _DOWNLOADS)
+        if not isinstance(self.files, tuple):
+            object.__setattr__(self, "files", tuple(self.files))
         if self.upload_ms < 0:
             raise ValueError(f"upload_ms must not be negative, not {self.upload_ms}")
         if self.chunk_chars < 1:
@@ -178,6 +203,7 @@ class Behaviour:
             "thinking_ms",
             "hydration_ms",
             "deep_think_placeholder_ms",
+            "image_ms",
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
@@ -260,6 +286,9 @@ def answer_markdown(question: str, behaviour: Behaviour | None = None) -> str:
         long = _LONG[_CJK.search(question) is not None]
         blocks.append(next(a.markdown for a in corpus() if a.name == long))
     blocks.append(f"Reference: {_reference(question)}")
+    if behaviour.files:  # C11.1: created files linked in Markdown as sandbox:/mnt/data/<name>
+        links = [f"- [{name}](sandbox:/mnt/data/{quote(name)})" for name in behaviour.files]
+        blocks.append("Here are the files:\n\n" + "\n".join(links))
     return "\n\n".join(blocks)
 
 

@@ -19,7 +19,8 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 __all__ = ["FAKE_HOSTS", "Certificate", "make_certificate"]
 
-FAKE_HOSTS = ("chatgpt.com", "gemini.google.com")
+#: The fake sites' hosts; the third serves Gemini's generated images (SITE-FACTS G12.4).
+FAKE_HOSTS = ("chatgpt.com", "gemini.google.com", "lh3.googleusercontent.com")
 
 
 @dataclass(frozen=True)

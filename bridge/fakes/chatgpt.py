@@ -15,7 +15,9 @@ is the only fake-specific part of the exchange.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import mimetypes
 import re
 import time
 import uuid
@@ -28,6 +30,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import BaseRoute, Route, Router
 
 from bridge.fakes.controller import Exchange, QuestionRecord, SiteController
+from bridge.fakes.images import png
 from bridge.fakes.pages import common_routes, not_found_response, page_response
 from bridge.fakes.streaming import Live, chunks
 from bridge.fakes.wire import ChatGPTWire
@@ -57,12 +60,15 @@ async def _answer_stream(
     live: Live,
     title: str | None,
     stopped: asyncio.Event,
+    outputs: Outputs | None = None,
 ) -> AsyncIterator[str]:
     behaviour = record.behaviour
     scale = record.time_scale  # the site's clock: durations are site time
     interval = behaviour.chunk_pause_ms(len(record.answer)) * scale / 1000
     wire = _wire(record, title)
     yield wire.preamble()
+    if behaviour.image and behaviour.state == "ok":
+        yield wire.add(_image_tool_message(wire, record))
     if behaviour.state == "error_turn":
         yield wire.answer_start(record.id)
         await live.pause(interval, stopped)
@@ -88,7 +94,112 @@ async def _answer_stream(
         if behaviour.state == "stuck":
             await stopped.wait()
             return
+    if outputs is not None and behaviour.image:
+        # C10.2/C10.3: the image arrives after the stream; the skeleton outlives the stop button.
+        outputs.image_pending(record, time.monotonic() + behaviour.image_ms * scale / 1000)
     yield wire.finish()
+
+
+def _image_tool_message(wire: ChatGPTWire, record: QuestionRecord) -> dict[str, Any]:
+    """The tool message that says an image is being made (C10.3): text "Processing image",
+    ``metadata.image_gen_async`` and ``async_task_id``."""
+    message = wire.message(
+        str(uuid.uuid5(uuid.NAMESPACE_URL, f"{record.id}/image-tool")),
+        {"content_type": "text", "parts": ["Processing image"]},
+        {
+            "image_gen_async": True,
+            "async_task_id": f"task_{record.id.replace('-', '')[:24]}",
+            "image_gen_title": _title(record.text),
+            "trigger_async_ux": True,
+        },
+    )
+    message["author"] = {"role": "tool", "name": "t2uay3k.sj1i4kz", "metadata": {}}
+    return message
+
+
+class Outputs:
+    """What the fake ChatGPT generated beside its answers (docs/sites.md#outputs): images
+    (C10) and code-interpreter files (C11), and the signed estuary content serving both.
+
+    The estuary serves a file only with the page's session cookie and the right ``sig``
+    (U80: estuary URLs need authentication even with ``sig``): 403 otherwise."""
+
+    def __init__(self) -> None:
+        self._images: dict[str, tuple[str, float]] = {}  # record id -> (file id, ready at)
+        self._content: dict[str, tuple[bytes, str, str, bool]] = {}  # id -> data, mime, sig, ok
+
+    @staticmethod
+    def image_id(record: QuestionRecord) -> str:
+        return "file_" + hashlib.sha1(f"{record.id}/image".encode()).hexdigest()[:32]
+
+    def image_pending(self, record: QuestionRecord, ready_at: float) -> None:
+        file_id = self.image_id(record)
+        refused = record.behaviour.download != "ok"
+        self._images[record.id] = (file_id, ready_at)
+        self.serve(file_id, png(record.id), "image/png", refused=refused)
+
+    def image_of(self, record_id: str) -> tuple[str, float] | None:
+        return self._images.get(record_id)
+
+    def serve(self, file_id: str, data: bytes, mime: str, *, refused: bool = False) -> str:
+        """Keep ``data`` at the estuary under ``file_id``; its signed URL."""
+        sig = hashlib.sha256(f"{file_id}/sig".encode()).hexdigest()[:24]
+        self._content[file_id] = (data, mime, sig, not refused)
+        return f"https://chatgpt.com/backend-api/estuary/content?id={file_id}&sig={sig}"
+
+    def described(self, file_id: str) -> dict[str, Any] | None:
+        """The files API's answer for ``file_id`` (C10.6): its signed URL, name, size, type."""
+        found = self._content.get(file_id)
+        if found is None:
+            return None
+        data, mime, sig, _ = found
+        return {
+            "status": "success",
+            "download_url": f"https://chatgpt.com/backend-api/estuary/content?id={file_id}&sig={sig}",
+            "file_name": f"{file_id}.png" if mime == "image/png" else file_id,
+            "file_size_bytes": len(data),
+            "mime_type": mime,
+        }
+
+    def content(self, file_id: str, sig: str) -> tuple[bytes, str] | None:
+        found = self._content.get(file_id)
+        if found is None or found[2] != sig or not found[3]:
+            return None
+        return found[0], found[1]
+
+
+#: The fake's session cookie, set with the page: its name is the fake's own (the real
+#: site's cookies are not documented here), and only the estuary checks it.
+SESSION_COOKIE = "fake-session"
+
+
+def _image_message(record: QuestionRecord, file_id: str, data: bytes) -> dict[str, Any]:
+    """The finished image as the conversation read carries it (C10.4): a
+    ``multimodal_text`` message with one ``image_asset_pointer`` part."""
+    part = {
+        "content_type": "image_asset_pointer",
+        "asset_pointer": f"sediment://{file_id}",
+        "width": 16,
+        "height": 16,
+        "size_bytes": len(data),
+        "fovea": 16,
+        "metadata": {
+            "dalle": {
+                "gen_id": file_id[5:21],
+                "prompt": record.text,
+                "seed": None,
+                "serialization_title": "DALL-E generation metadata",
+            }
+        },
+    }
+    return {
+        "author": {"role": "assistant"},
+        "content": {"content_type": "multimodal_text", "parts": [part]},
+        "recipient": "all",
+        "status": "finished_successfully",
+        "channel": "final",
+        "end_turn": True,
+    }
 
 
 async def _replay(record: QuestionRecord, text: str) -> AsyncIterator[str]:
@@ -107,7 +218,11 @@ def _title(question: str) -> str:
     return " ".join(words[:6]) or "New chat"
 
 
-def _conversation_read(conversation_id: str, exchanges: Sequence[Exchange]) -> dict[str, Any]:
+def _conversation_read(
+    conversation_id: str,
+    exchanges: Sequence[Exchange],
+    images: dict[int, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The conversation as ``GET /backend-api/conversation/<id>`` returns it (SITE-FACTS
     C7.8, CEX): ``{mapping, current_node}``, a tree of nodes ``{id, message, parent,
     children}`` walked from ``current_node`` up through ``parent``. The root holds no
@@ -157,6 +272,8 @@ def _conversation_read(conversation_id: str, exchanges: Sequence[Exchange]) -> d
                 end_turn=exchange.finished,
             )
             current = add(f"a{index}", answer, current)
+        if images and index in images:
+            current = add(f"i{index}", images[index], current)
     return {"conversation_id": conversation_id, "mapping": mapping, "current_node": current}
 
 
@@ -187,13 +304,74 @@ def _referer_path(request: Request) -> str:
 
 def chatgpt_app(controller: SiteController, live: Live) -> Router:
     """The ASGI app answering for ``chatgpt.com``."""
+    outputs = Outputs()
 
     async def page(request: Request) -> Response:
         behaviour = controller.behaviour
         if not behaviour.temporary_chat and request.query_params.get("temporary-chat"):
             # An account without temporary chats lands on / (the fake's own: undocumented).
             return RedirectResponse("/", status_code=302)
-        return page_response("chatgpt", behaviour)
+        response = page_response("chatgpt", behaviour)
+        response.set_cookie(SESSION_COOKIE, "signed-in", secure=True, httponly=True)
+        return response
+
+    def signed_in(request: Request) -> bool:
+        return request.cookies.get(SESSION_COOKIE) == "signed-in"
+
+    async def estuary(request: Request) -> Response:
+        """Generated images and files (C10.5, C11.3): only with the session cookie and the
+        right ``sig`` (U80); 403 otherwise."""
+        found = outputs.content(
+            request.query_params.get("id", ""), request.query_params.get("sig", "")
+        )
+        if found is None or not signed_in(request):
+            return JSONResponse({"detail": "Forbidden"}, status_code=403)
+        data, mime = found
+        return Response(data, media_type=mime, headers={"cache-control": "private"})
+
+    async def file_download(request: Request) -> Response:
+        """The files API's download (C10.6, CEX's 2026-02 path): the signed estuary URL."""
+        if not signed_in(request):
+            return JSONResponse({"detail": "Unauthorized"}, status_code=401)
+        described = outputs.described(request.path_params["file_id"])
+        if described is None:
+            return JSONResponse(
+                {"status": "error", "error_code": "not_found", "error_message": "Not found"},
+                status_code=404,
+            )
+        return JSONResponse(described)
+
+    async def interpreter_download(request: Request) -> Response:
+        """A generated file's download (C11.3): ``message_id`` names the assistant message
+        with the ``sandbox:`` link, ``sandbox_path`` the file; the reply's ``download_url``
+        is the signed estuary URL. Refusals: see ``Behaviour.download``."""
+        if not signed_in(request):
+            return JSONResponse({"detail": "Unauthorized"}, status_code=401)
+        message_id = request.query_params.get("message_id", "")
+        path = request.query_params.get("sandbox_path", "")
+        record = next(
+            (r for r in controller.records if r.id == message_id),
+            None,
+        )
+        name = path.removeprefix("/mnt/data/")
+        known = record is not None and name in record.behaviour.files
+        if record is None or not known or not path.startswith("/mnt/data/"):
+            return JSONResponse({"detail": "File not found"}, status_code=404)
+        if record.behaviour.download == "refused":
+            return JSONResponse(
+                {
+                    "status": "error",
+                    "error_code": "file_expired",
+                    "error_message": "The file has expired and is no longer available.",
+                }
+            )
+        file_id = "file_" + hashlib.sha1(f"{record.id}/{name}".encode()).hexdigest()[:32]
+        mime = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        data = f"name,value\n{name},{len(name)}\n".encode()
+        url = outputs.serve(file_id, data, mime, refused=record.behaviour.download == "forbidden")
+        return JSONResponse(
+            {"status": "success", "download_url": url, "file_name": name, "mime_type": mime}
+        )
 
     async def gizmo_page(request: Request) -> Response:
         """A project's or GPT's pages (C12.1: /g/g-p-<32 hex>-<slug>/project, /g/g-<id>-<slug>,
@@ -208,7 +386,20 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
         exchanges = controller.conversation(conversation_id)
         if exchanges is None:
             return JSONResponse({"detail": "Unable to load conversation"}, status_code=404)
-        return JSONResponse(_conversation_read(conversation_id, exchanges))
+        images: dict[int, dict[str, Any]] = {}
+        for record in controller.records:
+            if record.conversation_id != conversation_id:
+                continue
+            image = outputs.image_of(record.id)
+            index = controller.exchange_index(record.id)
+            if image is None or index is None:
+                continue
+            file_id, ready_at = image
+            # The image is made after the stream (C10.3): the read waits for it, in site time.
+            await asyncio.sleep(max(0.0, ready_at - time.monotonic()))
+            images[index] = _image_message(record, file_id, png(record.id))
+        exchanges = controller.conversation(conversation_id) or exchanges
+        return JSONResponse(_conversation_read(conversation_id, exchanges, images))
 
     async def conversation_list(request: Request) -> Response:
         """The sidebar's list: ``GET /backend-api/conversations?offset=&limit=`` (C7.9), newest
@@ -264,7 +455,7 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
             live.run(
                 controller,
                 record,
-                lambda stopped: _answer_stream(record, controller, live, title, stopped),
+                lambda stopped: _answer_stream(record, controller, live, title, stopped, outputs),
             ),
             media_type="text/event-stream; charset=utf-8",
             headers=headers,
@@ -310,6 +501,13 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
         Route("/backend-api/conversation/skip_thinking", skip_thinking, methods=["POST"]),
         Route("/backend-api/conversation/{conversation_id}", conversation_history, methods=["GET"]),
         Route("/backend-api/conversations", conversation_list, methods=["GET"]),
+        Route("/backend-api/estuary/content", estuary, methods=["GET"]),
+        Route("/backend-api/files/download/{file_id}", file_download, methods=["GET"]),
+        Route(
+            "/backend-api/conversation/{conversation_id}/interpreter/download",
+            interpreter_download,
+            methods=["GET"],
+        ),
         *common_routes(controller, live),
     ]
     return Router(routes=routes)

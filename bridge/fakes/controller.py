@@ -386,6 +386,11 @@ class SiteController:
             if complete and current is not None and current.finished_at is None:
                 self._store(replace(current, finished_at=time.time()))
 
+    def exchange_index(self, record_id: str) -> int | None:
+        """Where the question ``record_id`` sits in its conversation (None: not kept)."""
+        with self._lock:
+            return self._exchange_of.get(record_id)
+
     def newest_question(self, conversation_id: str) -> QuestionRecord | None:
         """The record of the conversation's newest exchange (None: no such conversation, or
         its newest exchange was made by :meth:`create_conversation`)."""

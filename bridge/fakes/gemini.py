@@ -15,6 +15,7 @@ response header ``x-fake-question-id`` names the question's record for the page'
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlsplit
@@ -25,6 +26,7 @@ from starlette.routing import BaseRoute, Route, Router
 
 from bridge.fakes.behaviour import DEEP_THINK_PLACEHOLDER
 from bridge.fakes.controller import QuestionRecord, SiteController
+from bridge.fakes.images import png
 from bridge.fakes.pages import common_routes, not_found_response, page_response
 from bridge.fakes.streaming import Live, chunks
 from bridge.fakes.wire import GEMINI_PREFIX, GeminiWire, frame
@@ -45,6 +47,56 @@ HISTORY_PATH = "/_/BardChatUi/data/batchexecute"
 # usage limit is 1037, both inside an HTTP 200 stream as the real StreamGenerate sends them.
 ERROR_CODE = 1013
 RATE_LIMIT_CODE = 1037
+
+
+LH3_HOST = "lh3.googleusercontent.com"
+
+
+def image_token(record_id: str) -> str:
+    """The ``rd-gg-dl`` token of a question's generated image (the fake's own: opaque)."""
+    return "AIgg" + hashlib.sha1(f"{record_id}/image".encode()).hexdigest()
+
+
+def generated_images(record: QuestionRecord) -> tuple[tuple[str, str, str], ...]:
+    """(url, alt, id) of the answer's generated image as the wire lists it (G12.6): the
+    preview at ``lh3.googleusercontent.com/rd-gg-dl/<token>=s1024-rj`` (G12.4)."""
+    token = image_token(record.id)
+    url = f"https://{LH3_HOST}/rd-gg-dl/{token}=s1024-rj"
+    return (
+        (
+            url,
+            f"{record.text[:40]}, AI generated",
+            "http://googleusercontent.com/image_generation_content/0",
+        ),
+    )
+
+
+def original_image(token: str) -> bytes:
+    """The full-size original (``=s0-d``, G12.4/G12.5): bigger than the preview."""
+    return png(f"{token}/original", 32)
+
+
+def lh3_app() -> Router:
+    """The ASGI app answering for ``lh3.googleusercontent.com``: generated images by token,
+    the preview for ``=s1024-rj`` (and other sizes), the original for ``=s0`` / ``=s0-d``
+    (G12.4). Readable from the Gemini page (CORS for its origin, with credentials), as the
+    page itself fetches the preview (G12.4, 2026-09); the headers are the fake's own."""
+
+    async def image(request: Request) -> Response:
+        token, _, size = request.path_params["rest"].partition("=")
+        if not token.startswith("AIgg"):
+            return Response(status_code=404)
+        original = size.split("?")[0] in ("s0", "s0-d")
+        data = original_image(token) if original else png(token, 16)
+        headers = {
+            "access-control-allow-origin": "https://gemini.google.com",
+            "access-control-allow-credentials": "true",
+            "vary": "Origin",
+            "cache-control": "private",
+        }
+        return Response(data, media_type="image/png", headers=headers)
+
+    return Router(routes=[Route("/rd-gg-dl/{rest:path}", image, methods=["GET"])])
 
 
 def _wire(record: QuestionRecord) -> GeminiWire:
@@ -86,7 +138,8 @@ async def _answer_stream(
         sent += piece
         # A stuck answer hangs after its first chunk: it never says it is finished.
         last = index == len(pieces) - 1 and behaviour.state != "stuck"
-        yield wire.chunk(sent, final=last)
+        images = generated_images(record) if last and behaviour.image else ()
+        yield wire.chunk(sent, final=last, images=images)
         controller.answer_sent(record, sent)
         if behaviour.state == "stuck":
             await stopped.wait()

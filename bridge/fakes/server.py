@@ -26,7 +26,7 @@ from starlette.routing import Host
 from bridge.fakes.certs import FAKE_HOSTS, make_certificate
 from bridge.fakes.chatgpt import chatgpt_app
 from bridge.fakes.controller import SiteController
-from bridge.fakes.gemini import gemini_app
+from bridge.fakes.gemini import gemini_app, lh3_app
 from bridge.fakes.streaming import Live
 
 __all__ = ["CHATGPT_URL", "GEMINI_URL", "FakeSites", "build_app"]
@@ -44,6 +44,7 @@ def build_app(chatgpt: SiteController, gemini: SiteController, live: Live) -> St
         routes=[
             Host(FAKE_HOSTS[0], app=chatgpt_app(chatgpt, live)),
             Host(FAKE_HOSTS[1], app=gemini_app(gemini, live)),
+            Host(FAKE_HOSTS[2], app=lh3_app()),
         ]
     )
 

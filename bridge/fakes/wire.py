@@ -24,7 +24,7 @@ from __future__ import annotations
 import base64
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -298,14 +298,24 @@ class GeminiWire:
         """The empty chunk that precedes the text (G7.2: use the latest non-empty)."""
         return self.chunk("")
 
-    def chunk(self, text: str, *, final: bool = False) -> str:
+    def chunk(
+        self, text: str, *, final: bool = False, images: Sequence[tuple[str, str, str]] = ()
+    ) -> str:
         """A reply chunk carrying the *whole* text so far; the final one marks its
-        candidate finished (``[8] == [2]``) and sets inner ``[25]`` (G3.5)."""
+        candidate finished (``[8] == [2]``) and sets inner ``[25]`` (G3.5). ``images``
+        (url, alt, id) go at the candidate's ``[12][7][0]``, each with its URL at
+        ``[0][3][3]``, alt at ``[0][3][2]`` and id at ``[1][0]`` (G12.6)."""
         candidate: list[Any] = [self.candidate_id, [text]]
         inner: list[Any] = [None, [self.conversation_id, self.response_id], None, None, [candidate]]
         if final:
             candidate.extend([None] * 6 + [[2]])
             inner.extend([None] * 20 + [f"final_{self.response_id}"])
+        if images:
+            candidate.extend([None] * (12 - len(candidate)))
+            listed = [
+                [[None, None, None, [None, None, alt, url]], [ident]] for url, alt, ident in images
+            ]
+            candidate.append([None] * 7 + [[listed]])
         return self._frame([["wrb.fr", None, _json(inner)]])
 
     def error(self, code: int, status: int = 3) -> str:

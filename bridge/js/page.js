@@ -818,6 +818,31 @@
         return { method, links };
       },
 
+      /**
+       * What the newest answer's turn generated (docs/sites.md#outputs): whether an image is
+       * still loading (the pack's image_loading), its images (generated_image, outside
+       * image_exclude: web-search thumbnails) and its file controls (generated_file), in
+       * page order, with the message's id for the site's download request.
+       */
+      outputs() {
+        const a = site.newestAnswer();
+        const turn = site.turnOf(a);
+        if (!a || !turn) return { loading: false, images: [], files: [], messageId: '' };
+        const images = all(S.generated_image, turn)
+          .filter((img) => !closestOf(img, S.image_exclude))
+          .map((img) => ({
+            src: img.currentSrc || img.getAttribute('src') || '',
+            alt: img.getAttribute('alt') || '',
+            loaded: !!img.complete && img.naturalWidth > 0,
+          }));
+        return {
+          loading: all(S.image_loading, turn).length > 0,
+          images,
+          files: all(S.generated_file, turn).map((b) => (b.textContent || '').trim()),
+          messageId: a.getAttribute('data-message-id') || '',
+        };
+      },
+
       /** Extraction steps in the pack's order (docs/sites.md#extraction-chatgpt, #extraction-gemini). */
       extract() {
         const a = site.newestAnswer();
@@ -952,6 +977,41 @@
     toMarkdown,
     observe,
     extract: (p) => siteOf(p).extract(),
+    outputs: (p) => siteOf(p).outputs(),
+    /**
+     * The newest turn's outputs once its images are done: no loading skeleton and, when one
+     * was seen (``sawLoading``), an image shown (C10.2: the image can come after the
+     * skeleton). Re-checked on every mutation; at ``timeoutMs`` what the page shows then.
+     */
+    whenOutputsSettled(p, sawLoading, timeoutMs) {
+      const site = siteOf(p);
+      const done = () => {
+        const o = site.outputs();
+        return !o.loading && (o.images.length > 0 || !sawLoading) ? o : '';
+      };
+      return waitUntil(done, timeoutMs).then((o) => o || site.outputs());
+    },
+    /**
+     * The bytes at ``url``, fetched by the page with its own credentials (SITE-FACTS C10.7:
+     * estuary URLs need the session even with their sig), as base64 with the status and type.
+     */
+    async fetchOutput(url, maxBytes) {
+      const response = await fetch(url, { credentials: 'include' });
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      if (bytes.length > maxBytes) {
+        return { status: response.status, type: '', base64: '', size: bytes.length };
+      }
+      let binary = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) {
+        binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      }
+      return {
+        status: response.status,
+        type: response.headers.get('content-type') || '',
+        base64: btoa(binary),
+        size: bytes.length,
+      };
+    },
     notices(p) {
       const site = siteOf(p);
       const rateLimit = site.rateLimit();

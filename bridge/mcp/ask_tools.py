@@ -18,6 +18,7 @@ from pydantic import Field
 from bridge.app.facade import Bridge
 from bridge.app.jobs import Job
 from bridge.app.tab_snapshot import resolve_target, take_snapshot
+from bridge.mcp.outputs_content import output_contents, outputs_of
 from bridge.mcp.registration import text_result, tool
 from bridge.providers.results import Progress, Provider
 from bridge.providers.specs import Where
@@ -130,6 +131,18 @@ Effort = Annotated[
         "used.model the model that answered. ChatGPT only; leave it out to keep the page's tier.",
     ),
 ]
+OutputsDir = Annotated[
+    str | None,
+    Field(
+        description="Folder to save the images and files the answer generates in (absolute, "
+        "or relative to bridge's working directory); default: a folder of this ask's own "
+        "under bridge's state directory. Images come back as image content plus their path, "
+        "files as resource links (name, size, type); used.outputs lists them. A protected "
+        "place (~/.ssh, browser profiles, bridge's state) is refused (outputs_folder_refused) "
+        "before anything is asked; a download the site refuses fails the call "
+        "(download_refused, naming the file and why).",
+    ),
+]
 DeepThink = Annotated[
     bool,
     Field(
@@ -192,10 +205,20 @@ def _ask_one(
         gem: Gem = None,
         temporary: Temporary = False,
         effort: Effort = None,
+        outputs_dir: OutputsDir = None,
     ) -> CallToolResult:
         where = _where(conversation, project, gpt, gem, temporary)
         return await _ask(
-            question, ctx, new_chat, timeout, files, max_wait, mode, where, effort=effort
+            question,
+            ctx,
+            new_chat,
+            timeout,
+            files,
+            max_wait,
+            mode,
+            where,
+            effort=effort,
+            outputs_dir=outputs_dir,
         )
 
     async def ask_gemini(
@@ -212,10 +235,20 @@ def _ask_one(
         gem: Gem = None,
         temporary: Temporary = False,
         deep_think: DeepThink = False,
+        outputs_dir: OutputsDir = None,
     ) -> CallToolResult:
         where = _where(conversation, project, gpt, gem, temporary)
         return await _ask(
-            question, ctx, new_chat, timeout, files, max_wait, mode, where, deep_think=deep_think
+            question,
+            ctx,
+            new_chat,
+            timeout,
+            files,
+            max_wait,
+            mode,
+            where,
+            deep_think=deep_think,
+            outputs_dir=outputs_dir,
         )
 
     async def _ask(
@@ -230,6 +263,7 @@ def _ask_one(
         *,
         effort: str | None = None,
         deep_think: bool = False,
+        outputs_dir: str | None = None,
     ) -> CallToolResult:
         bridge = get_bridge()
         job = await bridge.start_job(
@@ -242,6 +276,7 @@ def _ask_one(
             **where,
             effort=effort,
             deep_think=deep_think,
+            outputs_dir=outputs_dir,
         )
         return _job_result(await _wait_for_job(bridge, job, max_wait, ctx))
 
@@ -284,6 +319,7 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
         temporary: Temporary = False,
         chatgpt_effort: Effort = None,
         gemini_deep_think: DeepThink = False,
+        outputs_dir: OutputsDir = None,
     ) -> CallToolResult:
         """Ask ChatGPT and Gemini at once (recommended default) and return both answers.
 
@@ -294,6 +330,7 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
         bridge = get_bridge()
         started = asyncio.get_running_loop().time()
         attachments = await bridge.read_files(files)  # once for both, before either asks
+        folder = bridge.outputs_dir(outputs_dir)  # refused before either side asks
         modes = {"chatgpt": chatgpt_mode, "gemini": gemini_mode}
         conversations = {"chatgpt": chatgpt_conversation, "gemini": gemini_conversation}
         where: dict[Provider, Where] = {
@@ -319,12 +356,14 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
                 **where[provider],
                 effort=chatgpt_effort if provider == "chatgpt" else None,
                 deep_think=gemini_deep_think and provider == "gemini",
+                outputs_dir=folder,
             )
             for provider in PROVIDER_ORDER
         ]
         # One job per side: whichever is done comes back now, the other as its job.
         ended = await asyncio.gather(*(_wait_for_job(bridge, j, max_wait, ctx) for j in jobs))
         parts = []
+        generated: list[dict[str, Any]] = []
         data: dict[str, Any] = {
             "wall_ms": round((asyncio.get_running_loop().time() - started) * 1000, 1)
         }
@@ -333,6 +372,7 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
             if job.status == "done" and job.result is not None:
                 parts.append(f"## {title}\n\n{job.result.get('answer', '')}")
                 data[job.provider] = {**job.result, "job": job.id}
+                generated += outputs_of(job.result)
             elif job.status == "failed":
                 code, message = _job_error(job)
                 parts.append(f"## {title}\n\n(error [{code}]: {message})")
@@ -341,7 +381,9 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
                 parts.append(f"## {title}\n\n({_pending_text(job)})")
                 data[job.provider] = job.progress()
         failed = all(job.status == "failed" for job in ended)
-        return text_result("\n\n".join(parts), data, is_error=failed)
+        result = text_result("\n\n".join(parts), data, is_error=failed)
+        result.content.extend(output_contents(generated))  # docs/mcp.md#outputs
+        return result
 
 
 def _register_job_tools(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
@@ -493,7 +535,10 @@ def _job_result(job: Job) -> CallToolResult:
     """A job as a tool result: the ask's own result when done (plus ``job``), its typed
     error when failed, else its progress with what to call next."""
     if job.status == "done" and job.result is not None:
-        return text_result(str(job.result.get("answer", "")), {**job.result, "job": job.id})
+        result = text_result(str(job.result.get("answer", "")), {**job.result, "job": job.id})
+        # What the answer generated (docs/mcp.md#outputs): images inline, files as links.
+        result.content.extend(output_contents(outputs_of(job.result)))
+        return result
     if job.status == "failed":
         code, message = _job_error(job)
         data = {"job": job.id, "error": {"code": code, "message": message}}

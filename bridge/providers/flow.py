@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bridge.cdp.browser import Browser
 from bridge.cdp.session import CdpSession
@@ -35,10 +36,12 @@ from bridge.providers.effort import choose_deep_think, choose_effort, deep_think
 from bridge.providers.extraction import extract
 from bridge.providers.modes import choose_mode
 from bridge.providers.network_answer import answer_stream
+from bridge.providers.outputs import collect_outputs
 from bridge.providers.places import check_place, landed, resolve_place
 from bridge.providers.results import AskResult, Provider
 from bridge.providers.specs import AskOptions, ProviderSpec, provider_spec
 from bridge.providers.uploads import attach_files
+from bridge.store.outputs import new_output_id, outputs_folder
 from bridge.store.state import StateStore
 from bridge.tasks import TaskSet
 
@@ -150,6 +153,9 @@ async def run_ask(
                 raise
             assert verdict.phase is Phase.DONE
             choice = await extract(ctx)
+            # Generated images and files, once the answer is read (docs/sites.md#outputs).
+            saved = await collect_outputs(ctx, choice.text, _outputs_dir(store, options))
+            ctx.used.outputs = [item.to_dict() for item in saved]
     answer = choice.text
     t.wait_response_ms = lap()
     t.total_ms = (time.monotonic() - ctx.started) * 1000
@@ -177,6 +183,14 @@ async def run_ask(
         await save_session(store, key, provider, url, ctx.tab.tab_id)
     await ctx.progress("done", len(answer))
     return result
+
+
+def _outputs_dir(store: StateStore, options: AskOptions) -> Path:
+    """Where this ask's outputs go: the folder the facade checked, else a new one of its
+    own under the state directory (made only when something is saved)."""
+    if options.outputs_dir is not None:
+        return Path(options.outputs_dir)
+    return outputs_folder(store.root, options.outputs_id or new_output_id(), None)
 
 
 @contextlib.asynccontextmanager

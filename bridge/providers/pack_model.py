@@ -514,6 +514,11 @@ class SelectorSet(_Section):
     history_scroller: Selectors | None = None
     exchange: Selectors | None = None
     user_text_line: Selectors | None = None
+    # What an answer generated (docs/sites.md#outputs, bridge.providers.outputs).
+    image_loading: Selectors | None = None
+    generated_image: Selectors | None = None
+    image_exclude: Selectors | None = None
+    generated_file: Selectors | None = None
 
     def entries(self) -> Mapping[str, Selectors]:
         return self._present()

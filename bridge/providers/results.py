@@ -91,6 +91,9 @@ class Used:
     #: Gemini's Deep Think was on (its chip shown) when the question was sent, whether this
     #: ask turned it on or found it on (left on by the person or an earlier ask).
     deep_think: bool = False
+    #: What the answer generated, saved (docs/sites.md#outputs): each one's ``kind``
+    #: ("image", "file"), saved ``name``, ``path``, ``bytes`` and ``mime``.
+    outputs: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -251,3 +251,9 @@ class AskOptions:
     #: Gemini's Deep Think, turned on in the Tools drawer and confirmed by its chip
     #: (docs/sites.md#effort); False leaves the page as it is.
     deep_think: bool = False
+    #: Where generated images and files are saved (docs/sites.md#outputs): a folder the
+    #: person named, already checked and resolved by the facade; None saves them under
+    #: ``<state dir>/outputs/<outputs_id>/``.
+    outputs_dir: str | None = None
+    #: The folder name under ``<state dir>/outputs`` (a job's id); None makes a new one.
+    outputs_id: str | None = None

@@ -42,6 +42,9 @@ class StreamAnswer:
     model: str | None = None
     """The model that answered, as the stream names it (ChatGPT's ``metadata.model_slug``,
     C7.5), else None. Gemini's stream names it too (G7.6) at no documented place."""
+    images: tuple[str, ...] = ()
+    """Gemini: the generated images' URLs, in order (the chosen candidate's ``[12][7][0]``,
+    each image's ``[0][3][3]``: SITE-FACTS G12.6); empty for ChatGPT and for no image."""
 
 
 #: Gemini's wire error codes and what the sources say they mean (SITE-FACTS G5.5).
@@ -489,6 +492,7 @@ class _GeminiReader:
         self.message_id: str | None = None
         self.error: str | None = None
         self.error_code: int | None = None
+        self.images: tuple[str, ...] = ()
         self.replies = 0  # StreamGenerate's wrb.fr parts (rpc id null)
         self.others = 0  # batchexecute's (an rpc id such as hNvQHb)
 
@@ -536,6 +540,12 @@ class _GeminiReader:
             if _nested(candidate, 8, 0) == 2:  # a finished candidate (G3.5)
                 self.complete = True
         first = _nested(candidates, 0)
+        generated = _nested(first, 12, 7, 0)  # G12.6: the generated images
+        if isinstance(generated, list):
+            urls = (_nested(image, 0, 3, 3) for image in generated)
+            found = tuple(u for u in urls if isinstance(u, str) and u.startswith("https://"))
+            if found:
+                self.images = found
         text = _nested(first, 1, 0)
         if isinstance(text, str) and text:
             # Every chunk carries the whole text so far; early ones may be empty (G7.2).
@@ -555,6 +565,7 @@ class _GeminiReader:
             self.message_id,
             self.error,
             self.error_code,
+            images=self.images,
         )
 
 

@@ -20,6 +20,7 @@ from websockets.asyncio.client import connect
 
 from bridge.fakes import FakeSites
 from bridge.fakes.behaviour import Behaviour
+from bridge.fakes.images import png
 from bridge.link.registry import ENV_RUNTIME_DIR
 from tests.raw_cdp import raw_cdp
 
@@ -470,3 +471,20 @@ async def test_ask_gemini_with_deep_think_from_the_terminal(
     assert code == 1
     assert "error [effort_unavailable]" in err and "disabled" in err
     assert len(fakes.gemini.records) == asked
+
+
+async def test_ask_saves_a_generated_image_where_told_and_prints_its_path(
+    fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
+) -> None:
+    """--outputs DIR: the image the answer generated is saved there; its path goes to stderr,
+    the answer alone to stdout (docs/sites.md#outputs)."""
+    fakes.chatgpt.set_behaviour(Behaviour(image=True))
+    out_dir = tmp_path / "images"
+    state = tmp_path / "state"
+    args = ["--provider", "chatgpt", "--outputs", str(out_dir), *_launched(fake_sites, state)]
+    code, out, err = await _run("ask", "Draw a boat.", *args)
+    assert code == 0, err
+    [saved] = list(out_dir.iterdir())
+    assert saved.read_bytes() == png(fakes.chatgpt.records[-1].id)
+    assert f"saved image: {saved} (" in err
+    assert str(saved) not in out

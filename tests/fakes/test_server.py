@@ -677,7 +677,8 @@ def test_start_stop_and_the_chromium_flags() -> None:
         assert sites.running
         assert sites.chromium_args() == [
             f"--host-resolver-rules=MAP chatgpt.com 127.0.0.1:{port}, "
-            f"MAP gemini.google.com 127.0.0.1:{port}",
+            f"MAP gemini.google.com 127.0.0.1:{port}, "
+            f"MAP lh3.googleusercontent.com 127.0.0.1:{port}",
             "--ignore-certificate-errors",
         ]
         with pytest.raises(RuntimeError):

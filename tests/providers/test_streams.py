@@ -615,6 +615,20 @@ def test_wire_error_codes_g5_5(code: int) -> None:
     )
 
 
+def test_generated_image_urls_come_from_the_candidate_g12_6() -> None:
+    wire = GeminiWire("c_abc", "r_def", "rc_ghi")
+    url = "https://lh3.googleusercontent.com/rd-gg-dl/AIgg1=s1024-rj"
+    images = [
+        (url, "a cat, AI generated", "http://googleusercontent.com/image_generation_content/0")
+    ]
+    body = wire.prefix() + wire.placeholder() + wire.chunk("Here.", final=True, images=images)
+    parsed = gemini_answer(body + wire.trailer())
+    assert parsed is not None and parsed.complete
+    assert (parsed.text, parsed.images) == ("Here.", (url,))
+    plain = gemini_answer(wire.prefix() + wire.chunk("No image.", final=True))
+    assert plain is not None and plain.images == ()
+
+
 def test_an_error_status_without_a_code_is_still_an_error() -> None:
     parsed = gemini_answer(gemini([["wrb.fr", None, None, None, None, [7]]]))
     assert parsed is not None and (parsed.error_code, parsed.error) == (

@@ -115,6 +115,9 @@ class Job(BaseModel):
     """ChatGPT's thinking effort asked for (docs/sites.md#effort)."""
     deep_think: bool = False
     """Gemini's Deep Think asked for (docs/sites.md#effort)."""
+    outputs_dir: str | None = None
+    """The folder the caller named for generated images and files, checked and resolved
+    (docs/sites.md#outputs); None: ``<state dir>/outputs/<job id>/``."""
     owner: Owner = Field(default_factory=Owner)
     url: str | None = None
     """The conversation's URL, once known."""
@@ -172,6 +175,7 @@ class Job(BaseModel):
         temporary: bool = False,
         effort: str | None = None,
         deep_think: bool = False,
+        outputs_dir: str | None = None,
     ) -> Job:
         now = time.time()
         return cls(
@@ -191,6 +195,7 @@ class Job(BaseModel):
             temporary=temporary,
             effort=effort,
             deep_think=deep_think,
+            outputs_dir=outputs_dir,
             owner=Owner.me(),
         )
 

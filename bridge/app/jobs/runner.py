@@ -58,6 +58,8 @@ class JobHost(Protocol):
         temporary: bool = ...,
         effort: str | None = ...,
         deep_think: bool = ...,
+        outputs_dir: str | None = ...,
+        outputs_id: str | None = ...,
     ) -> AskResult: ...
 
     async def collect_answer(
@@ -206,6 +208,8 @@ class JobRunner:
                 temporary=job.temporary,
                 effort=job.effort,
                 deep_think=job.deep_think,
+                outputs_dir=job.outputs_dir,
+                outputs_id=job.id,
             )
         except BridgeError as exc:
             await running.recorder.fail(exc.code, str(exc))

@@ -142,7 +142,8 @@
    *            finished: boolean, turn: HTMLElement|null, message: HTMLElement|null,
    *            body: HTMLElement|null, view: InstanceType<typeof MarkdownView>|null,
    *            markdown: string, status: HTMLElement|null, failed: boolean,
-   *            firstReported: boolean, visibleReported: boolean, answered: boolean}} Generation
+   *            firstReported: boolean, visibleReported: boolean, answered: boolean,
+   *            skeleton: HTMLElement|null}} Generation
    */
   /** @type {Composer|null} */
   let composer = null;
@@ -624,6 +625,7 @@
     const view = markdownView(body);
     view.show(markdown, blocks);
     showText(view, () => {});
+    sandboxButtons(body);
     turn.append(turnActions(() => markdown));
   }
 
@@ -644,7 +646,7 @@
       text, phase: 'waiting', abort: new AbortController(), questionId: '',
       conversationId: null, stopped: false, finished: false, turn: null, message: null,
       body: null, view: null, markdown: '', status: null, failed: false,
-      firstReported: false, visibleReported: false, answered: false,
+      firstReported: false, visibleReported: false, answered: false, skeleton: null,
     };
     generation = gen;
     updateButtons();
@@ -754,6 +756,11 @@
       showConversationUrl();
     }
     const message = doc.message;
+    // "Processing image" [C10.3]: the image is being made; its skeleton shows [C10.2].
+    if (isObject(message) && message.author?.role === 'tool' && message.metadata?.image_gen_async) {
+      showImageSkeleton(gen);
+      return;
+    }
     if (!isObject(message) || message.author?.role !== 'assistant') return;
     if (message.metadata?.is_visually_hidden_from_conversation) return;
     const content = isObject(message.content) ? message.content : {};
@@ -771,6 +778,61 @@
       if (typeof message.status === 'string' && message.status.startsWith('finished')) {
         gen.answered = true;
       }
+    }
+  }
+
+  // ---- generated images [C10] and files [C11] (docs/sites.md#outputs) ---------------------------
+
+  /** The loading skeleton `[data-testid="image-gen-loading-state"]` [C10.2]. @param {Generation} gen */
+  function showImageSkeleton(gen) {
+    if (gen.skeleton) return;
+    gen.skeleton = el('div', { 'data-testid': 'image-gen-loading-state' });
+    ensureTurn(gen, gen.questionId).append(gen.skeleton);
+  }
+
+  /**
+   * The image arrives after the stream [C10.3]: the page reads the conversation (its image
+   * message, C10.4), asks the files API for each pointer's signed URL [C10.6] and shows it
+   * as `div#image-<uuid>.group/imagegen-image > img[alt^="Generated image"]` [C10.5], a
+   * blurred and a sharp copy of one file; the skeleton goes as the image comes.
+   * @param {Generation} gen
+   */
+  async function loadImages(gen) {
+    const skeleton = gen.skeleton;
+    if (!skeleton || !gen.conversationId) return;
+    const images = [];
+    try {
+      const response = await fetch(`/backend-api/conversation/${encodeURIComponent(gen.conversationId)}`);
+      const data = await response.json();
+      const content = data?.mapping?.[data?.current_node]?.message?.content;
+      const parts = content?.content_type === 'multimodal_text' && Array.isArray(content.parts)
+        ? content.parts : [];
+      for (const part of parts) {
+        if (part?.content_type !== 'image_asset_pointer') continue;
+        const fileId = String(part.asset_pointer || '').replace(/^sediment:\/\//, '');
+        const found = await fetch(`/backend-api/files/download/${encodeURIComponent(fileId)}?post_id=&inline=false`);
+        const described = await found.json();
+        if (described?.status !== 'success') continue;
+        const title = part.metadata?.dalle?.prompt || '';
+        const img = (blurred) => el('img', {
+          alt: `Generated image: ${title}`, src: described.download_url,
+          style: blurred ? 'filter: blur(16px)' : null,
+        });
+        images.push(el('div', { id: `image-${crypto.randomUUID()}`, class: 'group/imagegen-image' },
+          img(true), img(false)));
+      }
+    } catch (error) {
+      // No image: the skeleton goes all the same, as a failed generation's does.
+    }
+    skeleton.replaceWith(...images);
+    gen.skeleton = null;
+  }
+
+  /** Sandbox links lose their href and become `button.behavior-btn`, in order [C11.2].
+   * @param {HTMLElement|null} body */
+  function sandboxButtons(body) {
+    for (const link of body ? [...body.querySelectorAll('a[href^="sandbox:"]')] : []) {
+      link.replaceWith(el('button', { type: 'button', class: 'behavior-btn' }, link.textContent || ''));
     }
   }
 
@@ -922,6 +984,7 @@
       gen.status = null;
     } else if (gen.turn && gen.view && !gen.failed && (gen.answered || gen.stopped)) {
       const markdown = gen.markdown;
+      sandboxButtons(gen.body);
       gen.turn.append(turnActions(() => markdown));
     }
     if (gen.conversationId && gen.conversationId !== conversationId) {
@@ -931,6 +994,8 @@
     updateButtons();
     report(gen.questionId, 'complete', nowEpoch(), gen.stopped);
     if (gen.conversationId) loadSidebar(); // a new or continued chat moves to the top
+    // The stop button has gone; the image's skeleton stays until the image comes [C10.2].
+    if (gen.skeleton && !gen.stopped && !gen.failed) loadImages(gen);
   }
 
   // ---- dialogs and page states ------------------------------------------------------------------

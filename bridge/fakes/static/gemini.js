@@ -42,6 +42,7 @@
     deepThinkPlaceholder: 'Ask a complex question', // [G10.1]
     // The other tools of the same menu [G10.1], inert here.
     otherTools: ['Deep Research', 'Create image', 'Canvas', 'Guided Learning'],
+    downloadImage: 'Download full size image', // [G12.3]
   };
   /** @type {typeof EN} */
   const JA = {
@@ -60,6 +61,7 @@
     rateLimit: '本日の上限に達しました。しばらくしてからもう一度お試しください。',
     signIn: 'ログイン', // unevidenced
     notFound: 'この会話は見つかりませんでした', // unevidenced
+    downloadImage: '原本サイズ画像をダウンロード', // unevidenced (G12.3 quotes the Korean only)
   };
   // No German Gemini text is documented: "de" keeps the English labels.
   const TEXT = config.locale === 'ja' ? JA : EN;
@@ -84,7 +86,8 @@
    *            content: HTMLElement, message: HTMLElement, footer: HTMLElement,
    *            view: InstanceType<typeof MarkdownView>, conversationId: string|null,
    *            latest: string, errorCode: number|null, shown: boolean,
-   *            deepThink: boolean, placeholder: boolean, rolledBack: boolean}} Generation
+   *            deepThink: boolean, placeholder: boolean, rolledBack: boolean,
+   *            images: any[]}} Generation
    */
   /** @type {Generation|null} */
   let generation = null;
@@ -671,6 +674,8 @@
       const ids = dig(inner, [1]);
       if (typeof ids?.[0] === 'string') gen.conversationId = ids[0].replace(/^c_/, '');
       if (typeof ids?.[1] === 'string') nameResponse(gen.message, ids[1]);
+      const images = dig(inner, [4, 0, 12, 7, 0]); // generated images [G12.6]
+      if (Array.isArray(images) && images.length) gen.images = images;
       const text = dig(inner, [4, 0, 1, 0]); // the whole text so far [G7.2]
       if (typeof text === 'string' && text) showAnswer(gen, text); // latest non-empty wins
     }
@@ -779,6 +784,7 @@
       text, xhr: null, questionId: '', stuck: false, stopped: false, finished: false,
       response, content, message, footer, view, conversationId: null, latest: '',
       errorCode: null, shown: false, deepThink, placeholder: false, rolledBack: false,
+      images: [],
     };
     view.onRender = () => rendered(gen);
     generation = gen;
@@ -808,7 +814,56 @@
     }
     // The last rendering in before the final state: the reply is complete with its text.
     await gen.view.settled();
+    // The image can show before "Stop response" goes [G12.2].
+    if (!gen.stopped && gen.images.length) await showImages(gen);
     finish(gen);
+  }
+
+  /**
+   * Generated images [G12.3]: `div.attachment-container.generated-images > generated-image >
+   * single-image.generated-image > img.image.animate`, `loaded` once loaded, its src a
+   * `blob:` URL of the preview the page fetched itself (`…=s1024-rj?alr=yes`) and revoked
+   * once loaded [G12.4]; hover controls `div.generated-image-controls >
+   * download-generated-image-button > button[data-test-id="download-generated-image-button"]`
+   * ("Download full size image"), whose click fetches the original `=s0-d` [G12.4, G12.5].
+   * @param {Generation} gen
+   */
+  async function showImages(gen) {
+    const container = el('div', { class: 'attachment-container generated-images' });
+    for (const image of gen.images) {
+      const url = String(dig(image, [0, 3, 3]) || '');
+      const alt = String(dig(image, [0, 3, 2]) || '');
+      if (!url) continue;
+      let src = '';
+      try {
+        const response = await fetch(`${url}?alr=yes`, { credentials: 'include' });
+        src = URL.createObjectURL(await response.blob());
+      } catch (error) {
+        continue;
+      }
+      const img = /** @type {HTMLImageElement} */ (el('img', { class: 'image animate', alt, src }));
+      const loaded = new Promise((resolve) => {
+        img.addEventListener('load', () => {
+          img.classList.add('loaded');
+          URL.revokeObjectURL(src);
+          resolve(null);
+        }, { once: true });
+        img.addEventListener('error', () => resolve(null), { once: true });
+      });
+      const download = el('button', {
+        type: 'button', 'data-test-id': 'download-generated-image-button',
+        'aria-label': TEXT.downloadImage,
+      }, svgIcon());
+      download.addEventListener('click', () => {
+        fetch(url.replace(/=[^=/]*$/, '=s0-d'), { credentials: 'include' }).catch(() => {});
+      });
+      container.append(el('generated-image', {},
+        el('single-image', { class: 'generated-image' }, img,
+          el('div', { class: 'generated-image-controls' },
+            el('download-generated-image-button', {}, download)))));
+      gen.content.append(container);
+      await loaded;
+    }
   }
 
   const ROLLBACK_MS = 1000;

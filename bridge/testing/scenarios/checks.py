@@ -195,6 +195,11 @@ def _expect_checks(
     for name, expected, actual in wanted:
         if expected is not None:
             checks.append(Check(f"expect.{name}", actual == expected, actual, expected, provider))
+    for kind, wanted_count in (("image", expect.images), ("file", expect.files)):
+        if wanted_count is not None:  # docs/sites.md#outputs: what came back, saved
+            count = sum(1 for o in used.outputs if o.get("kind") == kind)
+            name = f"expect.{kind}s"
+            checks.append(Check(name, count == wanted_count, count, wanted_count, provider))
     if expect.code_block:
         has_block = _FENCED_BLOCK.search(result.answer) is not None
         checks.append(Check("expect.codeBlock", has_block, has_block, True, provider))

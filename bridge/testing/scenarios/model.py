@@ -394,6 +394,11 @@ class Expect(_Model):
     )
     completion: Text | None = None
     code_block: Flag = False
+    images: Count | None = None
+    """How many generated images the answer must come back with, saved (``used.outputs``
+    of kind image, docs/sites.md#outputs)."""
+    files: Count | None = None
+    """How many generated files the answer must come back with, saved."""
 
     @property
     def given(self) -> frozenset[str]:
