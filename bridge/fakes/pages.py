@@ -94,6 +94,7 @@ def page_response(site: str, behaviour: Behaviour) -> Response:
         "temporaryChat": behaviour.temporary_chat,
         "deepThink": behaviour.deep_think,
         "deepThinkPlaceholder": DEEP_THINK_PLACEHOLDER,
+        "research": behaviour.research,
     }
     # "</" inside a <script> block would end it early, whatever the JSON says.
     config_json = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")

@@ -90,6 +90,12 @@ class Used:
     effort: dict[str, str] = field(default_factory=dict)
     #: Gemini's Deep Think was on (its chip shown) when the question was sent.
     deep_think: bool = False
+    #: Deep Research (docs/sites.md#research), empty when not asked for: ``state`` ("done":
+    #: the report is the answer; "questions": the site's clarifying questions are),
+    #: ``sources`` ([{title, url}] the report cites), ``started`` ("button": bridge pressed the
+    #: plan's start control; "countdown": the site started it by itself; "" before), and
+    #: ``answered`` (the person's answers to clarifying questions were sent).
+    research: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -115,6 +115,10 @@ class Job(BaseModel):
     """ChatGPT's thinking effort asked for (docs/sites.md#effort)."""
     deep_think: bool = False
     """Gemini's Deep Think asked for (docs/sites.md#effort)."""
+    research: bool = False
+    """Deep Research asked for (docs/sites.md#research): a resumed job waits for the report."""
+    research_answers: str | None = None
+    """The person's answers to the site's clarifying questions, if given."""
     owner: Owner = Field(default_factory=Owner)
     url: str | None = None
     """The conversation's URL, once known."""
@@ -172,6 +176,8 @@ class Job(BaseModel):
         temporary: bool = False,
         effort: str | None = None,
         deep_think: bool = False,
+        research: bool = False,
+        research_answers: str | None = None,
     ) -> Job:
         now = time.time()
         return cls(
@@ -191,6 +197,8 @@ class Job(BaseModel):
             temporary=temporary,
             effort=effort,
             deep_think=deep_think,
+            research=research,
+            research_answers=research_answers,
             owner=Owner.me(),
         )
 

@@ -58,6 +58,8 @@ class JobHost(Protocol):
         temporary: bool = ...,
         effort: str | None = ...,
         deep_think: bool = ...,
+        research: bool = ...,
+        research_answers: str | None = ...,
     ) -> AskResult: ...
 
     async def collect_answer(
@@ -206,6 +208,8 @@ class JobRunner:
                 temporary=job.temporary,
                 effort=job.effort,
                 deep_think=job.deep_think,
+                research=job.research,
+                research_answers=job.research_answers,
             )
         except BridgeError as exc:
             await running.recorder.fail(exc.code, str(exc))
