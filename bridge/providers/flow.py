@@ -127,7 +127,7 @@ async def run_ask(
     if options.research:
         # Last of the choices, before files and text: not offered or not armed ends the ask
         # with nothing typed (docs/sites.md#research).
-        await ctx.progress("research")
+        await ctx.progress("research_setup")
         ctx.used.research = await choose_research(ctx)
     if files:
         # Uploads first, and finished, so the send never races them (input_ms includes it).
