@@ -504,6 +504,8 @@ class Bridge:
                     flow=self.flow,
                     on_progress=on_progress,
                     on_tab=on_tab,
+                    research=job.research,
+                    research_answers=job.research_answers,
                 )
         except BridgeError as exc:
             await self._record(job.provider, job.question, job.session_key, None, exc)

@@ -43,7 +43,7 @@ from bridge.providers.uploads import attach_files
 from bridge.store.state import StateStore
 from bridge.tasks import TaskSet
 
-__all__ = ["AskFlow", "connect_tab", "run_ask", "save_session"]
+__all__ = ["AskFlow", "connect_tab", "research_result", "run_ask", "save_session"]
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +165,7 @@ async def run_ask(
                 choice = await extract(ctx)
     if outcome is not None:
         t.wait_response_ms = lap()
-        return await _research_result(ctx, provider, question, key, outcome)
+        return await research_result(ctx, provider, question, key, outcome)
     answer = choice.text
     t.wait_response_ms = lap()
     t.total_ms = (time.monotonic() - ctx.started) * 1000
@@ -195,7 +195,7 @@ async def run_ask(
     return result
 
 
-async def _research_result(
+async def research_result(
     ctx: AskContext, provider: Provider, question: str, key: str, outcome: ResearchOutcome
 ) -> AskResult:
     """A research's result: the report (or the site's clarifying questions) as the answer,

@@ -46,6 +46,7 @@ from bridge.providers.research_core import (
     find_widget,
     newest_reply,
     report_markdown,
+    user_messages_before,
 )
 from bridge.waiting import scaled
 
@@ -56,6 +57,7 @@ __all__ = [
     "ResearchOutcome",
     "choose_research",
     "follow_research",
+    "users_before_question",
 ]
 
 log = logging.getLogger(__name__)
@@ -148,6 +150,27 @@ async def _close_menu(ctx: AskContext) -> None:
                 log.warning("%s: the research menu stayed open after Escape", ctx.provider)
     except BridgeError as exc:
         log.info("%s: closing the research menu: %s", ctx.provider, exc)
+
+
+async def users_before_question(ctx: AskContext) -> int:
+    """How many user messages come before the job's question in its conversation (a resumed
+    research counts its widget from there): read from the conversation JSON where the pack
+    has it, else all but the page's newest user turn."""
+    counts = await ctx.page.call("counts", ctx.provider)
+    fallback = max(0, int(counts["user"]) - 1)
+    if ctx.spec.pack.selectors.get("research_frame") is None:
+        return fallback
+    from bridge.providers.conversations.urls import conversation_id  # see _look
+
+    ident = conversation_id(ctx.spec, str(await ctx.tab.evaluate("location.href")))
+    if not ident:
+        return fallback
+    read = await ctx.page.call("researchConversation", ctx.provider, ident)
+    body = read.get("body") if isinstance(read, dict) else None
+    if not isinstance(body, dict):
+        return fallback
+    found = user_messages_before(body, ctx.question)
+    return fallback if found is None else found
 
 
 async def _look(ctx: AskContext, users_before: int) -> tuple[PageLook, dict[str, Any] | None]:

@@ -40,6 +40,7 @@ __all__ = [
     "newest_reply",
     "report_markdown",
     "sources_of",
+    "user_messages_before",
 ]
 
 #: The Deep Research connector's id (C9.3, C9.9: ``attribution_id``, the ``resource_uri``).
@@ -227,6 +228,17 @@ def newest_reply(conversation: Mapping[str, Any], users_before: int) -> str | No
         if message.get("status") == "finished_successfully":
             reply = _parts_text(message)
     return reply
+
+
+def user_messages_before(conversation: Mapping[str, Any], question: str) -> int | None:
+    """How many user messages precede the newest one that is ``question`` (spaces aside),
+    None when no user message is."""
+    want = " ".join(question.split())
+    users = [m for m in chain_messages(conversation) if _role(m) == "user"]
+    for index in range(len(users) - 1, -1, -1):
+        if " ".join(_parts_text(users[index]).split()) == want:
+            return index
+    return None
 
 
 def _ref_sources(ref: Mapping[str, Any]) -> list[Source]:

@@ -6,9 +6,12 @@ site got and did, not what bridge believes.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bridge.app.facade import Bridge
+from bridge.app.jobs import Job
 from bridge.errors import ResearchUnavailable
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.research import CLARIFY_TEXT, report_of
@@ -114,3 +117,33 @@ async def test_an_ordinary_ask_sends_no_research_hint(bridge: Bridge, fakes: Fak
     result = await bridge.ask("chatgpt", "What is a decorator?", new_chat=True)
     assert fakes.chatgpt.records[-1].research == ""
     assert result.used.research == {}
+
+
+async def test_a_research_job_picked_up_later_waits_for_its_report(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    """The asking call went away (cancelled) while the site researched on; a job picked up
+    from the conversation (bridge.providers.resume) waits for the report instead of taking
+    the plan for the answer, and types nothing."""
+    fakes.chatgpt.set_behaviour(Behaviour(research="offered", research_ms=3000))
+    asking = asyncio.ensure_future(
+        bridge.ask("chatgpt", QUESTION, new_chat=True, research=True, timeout=60)
+    )
+    await fakes.chatgpt.wait_for_record_async(lambda r: r.research_started_at is not None, 30)
+    asking.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asking
+    [record] = fakes.chatgpt.records
+    assert record.research_done_at is None  # the site researches on
+    tab = await bridge.provider_tab("chatgpt")
+    url = str(await tab.evaluate("location.href"))
+    job = Job.new("chatgpt", QUESTION, bridge.session_key, 60, research=True)
+    job.url = url
+    progress: list[str] = []
+    result = await bridge.collect_answer(
+        job, on_progress=lambda p: progress.append(p.phase), on_tab=lambda tab: None
+    )
+    assert len(fakes.chatgpt.records) == 1  # nothing asked again
+    assert result.used.research["state"] == "done"
+    assert result.used.research["sources"] and "## Sources" in result.answer
+    assert "research" in progress
