@@ -394,6 +394,8 @@ class Expect(_Model):
     )
     completion: Text | None = None
     code_block: Flag = False
+    research_sources: Count | None = None
+    """Deep Research finished with at least this many sources (``used.research``)."""
 
     @property
     def given(self) -> frozenset[str]:
@@ -445,6 +447,10 @@ class AskSettings(_Model):
     """ChatGPT's thinking effort, a tier by name ("high", "extended", "pro")."""
     deep_think: Flag = False
     """Gemini's Deep Think on before asking."""
+    research: Flag = False
+    """Deep Research (docs/sites.md#research): the report with its sources is the answer."""
+    research_answers: Text | None = None
+    """The answers to the site's clarifying questions, sent only if it asks them."""
 
 
 class FakeSite(_Model):
