@@ -18,18 +18,26 @@ report's source URLs.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
+import time
 from typing import Any
 
 from bridge.fakes.behaviour import answer_markdown, keywords
-from bridge.fakes.controller import QuestionRecord
+from bridge.fakes.controller import QuestionRecord, SiteController
+from bridge.fakes.streaming import Live
 
 __all__ = [
     "CLARIFY_TEXT",
     "CONNECTOR",
+    "RESEARCH_HEADER",
     "asks_research",
+    "plain_report",
     "plan_text",
     "report_of",
+    "start_research",
+    "wait_research",
     "widget_message",
 ]
 
@@ -42,6 +50,62 @@ CLARIFY_TEXT = (
     "2. Are there sources you want me to prefer or avoid?\n"
     "3. How long should the report be?"
 )
+
+
+#: Gemini: the fake page's own marker of a send with Deep Research on (the real wire flags of
+#: G11.2 are not modelled).
+RESEARCH_HEADER = "x-fake-deep-research"
+_MARKERS = re.compile("\ue200[^\ue201]*\ue201")
+
+
+def start_research(
+    controller: SiteController,
+    live: Live,
+    tasks: set[asyncio.Future[None]],
+    question_id: str,
+    how: str,
+) -> bool | None:
+    """Start ``question_id``'s planned research (its start control or countdown, C9.6, G11.3);
+    it finishes ``Behaviour.research_ms`` (site time) later. None: no such plan; False:
+    started already."""
+    record = controller.record(question_id)
+    if record is None or record.research != "plan":
+        return None
+    if record.research_started_at is not None:
+        return False
+    started = controller.update_record(
+        question_id, research_started_at=time.time(), research_started_by=how
+    )
+    assert started is not None
+
+    async def finish() -> None:
+        seconds = started.behaviour.research_ms * started.time_scale / 1000
+        if not await live.pause(seconds):
+            controller.update_record(started.id, research_done_at=time.time())
+
+    task = asyncio.ensure_future(finish())
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)
+    return True
+
+
+async def wait_research(controller: SiteController, question_id: str, timeout: float) -> bool:
+    """Whether ``question_id``'s research is done, waiting ``timeout`` seconds for it."""
+    try:
+        await controller.wait_for_record_async(
+            lambda r: r.id == question_id and r.research_done_at is not None, timeout
+        )
+    except TimeoutError:
+        return False
+    return True
+
+
+def plain_report(question: str) -> tuple[str, list[dict[str, str]]]:
+    """Gemini's report (G11.6): the markdown without ChatGPT's citation markers, and its used
+    sources as ``{title, url}``."""
+    markdown, refs = report_of(question)
+    sources = [{"title": r["items"][0]["title"], "url": r["items"][0]["url"]} for r in refs]
+    return _MARKERS.sub("", markdown), sources
 
 
 def asks_research(body: dict[str, Any]) -> bool:

@@ -1502,6 +1502,26 @@
         reply: a ? (a.textContent || '').trim().slice(0, 200) : '',
       };
     },
+    /**
+     * A report shown on the page (selectors.research_report, G11.6): its ``markdown`` (the
+     * converter ``extract`` uses) and the cited ``sources`` (selectors.research_sources:
+     * each link's text, else its title, and its URL), each URL once.
+     */
+    researchReport(p) {
+      const site = siteOf(p);
+      const S = site.pack.sel;
+      const body = last(all(S.research_report));
+      const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+      const seen = new Set();
+      const sources = [];
+      for (const a of all(S.research_sources)) {
+        const url = a.href || '';
+        if (!url || seen.has(url)) continue;
+        seen.add(url);
+        sources.push({ title: clean(a.textContent) || a.getAttribute('title') || url, url });
+      }
+      return { markdown: body ? containerText(site, body).trim() : '', sources };
+    },
     /** The centre of the plan's start control for a trusted click; null when none. */
     researchStartTarget(p) {
       const el = api.researchStartControl(p);

@@ -275,8 +275,8 @@ async def _finished(ctx: AskContext, look: PageLook, pressed: bool) -> ResearchO
     if not research.get("started"):
         research["started"] = "button" if pressed else "countdown"
     widget = look.widget
-    if widget is None:  # a page-side done signal without a JSON report: not for ChatGPT
-        raise ResearchFailed(ctx.provider, "the page shows the research done but no report")
+    if widget is None:  # the page's own done signal (Gemini's export button, G11.5)
+        return await _page_report(ctx)
     report: Report = report_markdown(widget)
     if not report.markdown.strip():
         await dump(ctx, "research completed without a report")
@@ -289,6 +289,31 @@ async def _finished(ctx: AskContext, look: PageLook, pressed: bool) -> ResearchO
     research["state"] = "done"
     research["sources"] = list(sources)
     return ResearchOutcome(report.markdown, "done", "conversation_json", sources)
+
+
+async def _page_report(ctx: AskContext) -> ResearchOutcome:
+    """The report as the page shows it (Gemini's immersive panel, G11.6): its markdown and
+    cited sources, with a "Sources" list as for ChatGPT's."""
+    shown = await ctx.page.call("researchReport", ctx.provider)
+    markdown = str(shown.get("markdown") or "").strip()
+    sources = tuple(
+        {"title": str(s.get("title") or s.get("url")), "url": str(s.get("url"))}
+        for s in shown.get("sources") or []
+    )
+    if not markdown:
+        await dump(ctx, "research done without a report on the page")
+        raise ResearchFailed(
+            ctx.provider,
+            "the page says the research is done but shows no report",
+            str(await ctx.tab.evaluate("location.href")),
+        )
+    if sources:
+        listed = "\n".join(f"{n}. [{s['title']}]({s['url']})" for n, s in enumerate(sources, 1))
+        markdown = f"{markdown}\n\n## Sources\n\n{listed}"
+    research = ctx.used.research
+    research["state"] = "done"
+    research["sources"] = list(sources)
+    return ResearchOutcome(markdown, "done", "page", sources)
 
 
 async def _send_answers(

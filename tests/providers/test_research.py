@@ -14,7 +14,7 @@ from bridge.app.facade import Bridge
 from bridge.app.jobs import Job
 from bridge.errors import ResearchUnavailable
 from bridge.fakes import Behaviour, FakeSites
-from bridge.fakes.research import CLARIFY_TEXT, report_of
+from bridge.fakes.research import CLARIFY_TEXT, plain_report, report_of
 
 pytestmark = pytest.mark.e2e
 
@@ -147,3 +147,33 @@ async def test_a_research_job_picked_up_later_waits_for_its_report(
     assert result.used.research["state"] == "done"
     assert result.used.research["sources"] and "## Sources" in result.answer
     assert "research" in progress
+
+
+# -- Gemini (G11) ---------------------------------------------------------------------------------
+
+
+async def test_gemini_research_is_confirmed_started_and_read_from_its_panel(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    fakes.gemini.set_behaviour(Behaviour(research="offered"))
+    result = await bridge.ask("gemini", QUESTION, new_chat=True, research=True, timeout=60)
+    record = fakes.gemini.records[-1]
+    assert record.research == "plan" and record.research_started_by == "button"
+    assert record.research_done_at is not None
+    markdown, sources = plain_report(QUESTION)
+    assert result.used.research["state"] == "done"
+    assert result.used.research["started"] == "button"  # "Start research" (G11.3)
+    assert result.used.research["sources"] == sources
+    assert result.used.extraction == "page"
+    assert markdown.split("\n\n")[0] in result.answer
+    assert result.answer.endswith(f"{len(sources)}. [{sources[-1]['title']}]({sources[-1]['url']})")
+
+
+@pytest.mark.parametrize("offer", ["absent", "disabled"])
+async def test_gemini_without_deep_research_sends_nothing(
+    bridge: Bridge, fakes: FakeSites, offer: str
+) -> None:
+    fakes.gemini.set_behaviour(Behaviour(research=offer))  # type: ignore[arg-type]
+    with pytest.raises(ResearchUnavailable):
+        await bridge.ask("gemini", QUESTION, new_chat=True, research=True, timeout=60)
+    assert fakes.gemini.records == []
