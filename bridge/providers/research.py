@@ -106,11 +106,19 @@ async def choose_research(ctx: AskContext) -> dict[str, Any]:
         if not target:
             await dump(ctx, "no research control")
             raise ResearchUnavailable(p, f"the {p} page shows no '+' (tools) control", [])
-        await trusted_click(ctx, target)
-        wait_s = scaled(MENU_S)
-        opened = await ctx.page.call(
-            "whenVisible", p, "research_item", int(wait_s * 1000), timeout=wait_s + 5
-        )
+        # A "+" that opens the file chooser instead of a menu (an older layout, C1.13) must
+        # not put a file dialog in front of the person: choosers are intercepted meanwhile.
+        await ctx.tab.send("Page.enable")
+        await ctx.tab.send("Page.setInterceptFileChooserDialog", {"enabled": True})
+        try:
+            await trusted_click(ctx, target)
+            wait_s = scaled(MENU_S)
+            opened = await ctx.page.call(
+                "whenVisible", p, "research_item", int(wait_s * 1000), timeout=wait_s + 5
+            )
+        finally:
+            if ctx.tab.ended is None:
+                await ctx.tab.send("Page.setInterceptFileChooserDialog", {"enabled": False})
         items = await ctx.page.call("researchItems", p) if opened else []
         offered = [str(i.get("label") or "") for i in items]
         found = [i for i in items if i.get("research")]

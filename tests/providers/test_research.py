@@ -177,3 +177,15 @@ async def test_gemini_without_deep_research_sends_nothing(
     with pytest.raises(ResearchUnavailable):
         await bridge.ask("gemini", QUESTION, new_chat=True, research=True, timeout=60)
     assert fakes.gemini.records == []
+
+
+async def test_misused_research_options_are_refused_before_any_browser_work(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    with pytest.raises(ValueError, match="research=True"):
+        await bridge.ask("chatgpt", QUESTION, research_answers="yes")
+    with pytest.raises(ValueError, match="temporary"):
+        await bridge.start_job("chatgpt", QUESTION, research=True, temporary=True)
+    with pytest.raises(ValueError, match="research_answers is empty"):
+        await bridge.ask("chatgpt", QUESTION, research=True, research_answers=" ")
+    assert fakes.chatgpt.records == []
