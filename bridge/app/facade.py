@@ -207,17 +207,19 @@ class Bridge:
                         )
                     except ProviderStuck as exc:
                         if attempt == attempts:
-                            await self._record(provider, question, key, None, exc)
+                            await self._record(
+                                provider, question, key, None, exc, temporary=temporary
+                            )
                             raise ProviderStuck(provider, exc.reason, attempt) from exc
                         # A hung page is not reused: start the next attempt in a fresh chat
                         # (a conversation asked for is opened again instead).
                         options.new_chat = options.conversation is None
                         continue
                     except BridgeError as exc:
-                        await self._record(provider, question, key, None, exc)
+                        await self._record(provider, question, key, None, exc, temporary=temporary)
                         raise
                     result.used.retries = attempt - 1
-                    await self._record(provider, question, key, result, None)
+                    await self._record(provider, question, key, result, None, temporary=temporary)
                     # State that could not be read or written: said once per Bridge, in
                     # the log and in the result of the ask that met it (or the next one).
                     note = self.store.take_fault_note()
@@ -524,7 +526,20 @@ class Bridge:
         key: str,
         result: AskResult | None,
         error: BridgeError | None,
+        *,
+        temporary: bool = False,
     ) -> None:
+        """One history line per ask. A temporary chat's line keeps that an ask happened and
+        how it ended, never its question, answer or URL: the person asked the site to keep
+        nothing, and bridge keeps nothing of it either (docs/sites.md#where)."""
+        if temporary:
+            line: dict[str, object] = {"project": key, "provider": provider, "temporary": True}
+            if result is not None:
+                line.update(outcome="ok", timings=result.timings.to_dict())
+            elif error is not None:
+                line.update(outcome=error.code)
+            await self._append_history(line)
+            return
         record: dict[str, object] = {"project": key, "provider": provider, "question": question}
         if result is not None:
             record.update(
@@ -536,6 +551,9 @@ class Bridge:
             )
         elif error is not None:
             record.update(outcome=error.code, error=str(error))
+        await self._append_history(record)
+
+    async def _append_history(self, record: dict[str, object]) -> None:
         try:
             await self.store.append_history_async(record)
         except OSError as exc:

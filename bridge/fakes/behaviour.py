@@ -163,13 +163,20 @@ class Behaviour:
     Gemini shows no temporary-chat button (G13.1). How the real sites refuse one is not
     documented: these are the fakes' own (docs/sites.md#facts-without-evidence)."""
 
+    side_nav_collapsed: bool = False
+    """Gemini only (read at page load): the side navigation starts collapsed, so the
+    temporary-chat button is not in the DOM until the nav's menu button
+    (``side-nav-menu-button``) expands it (G13.1)."""
+
     research: ResearchOffer = "absent"
-    """ChatGPT only (read at page load): Deep Research in the composer "+" menu (SITE-FACTS
-    C9.1). ``absent`` (the default): the "+" opens the file chooser at once, as it always
-    did in the fake, and no menu offers Deep Research; ``offered``: the "+" opens a menu
-    with "Deep research" (and the fake's own "Add photos & files" item); ``disabled``: the
-    item is shown ``aria-disabled``. How an account without it looks is not documented:
-    these are the fake's own stand-ins (docs/sites.md#facts-without-evidence)."""
+    """Read at page load: Deep Research offered (docs/sites.md#research). ChatGPT: in the
+    composer "+" menu (SITE-FACTS C9.1); ``absent`` (the default) keeps the "+" opening the
+    file chooser at once, as it always did in the fake; ``offered`` makes it open a menu with
+    "Deep research" (and the fake's own "Add photos & files" item); ``disabled`` shows the
+    item ``aria-disabled``. Gemini: the Tools menu's "Deep Research" item (G11.1) turns on
+    its chip when ``offered``, is ``aria-disabled`` when ``disabled``, and stays inert when
+    ``absent``. How an account without it looks is not documented: these are the fakes' own
+    stand-ins (docs/sites.md#facts-without-evidence)."""
     research_clarify: bool = False
     """ChatGPT: the first Deep Research question of a conversation is answered with
     clarifying questions, an ordinary finished assistant turn (C9.5); the next question

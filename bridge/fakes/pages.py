@@ -92,6 +92,7 @@ def page_response(site: str, behaviour: Behaviour) -> Response:
         "effortDisabled": behaviour.effort_disabled,
         "uploadConsent": behaviour.upload_consent,
         "temporaryChat": behaviour.temporary_chat,
+        "sideNavCollapsed": behaviour.side_nav_collapsed,
         "deepThink": behaviour.deep_think,
         "deepThinkPlaceholder": DEEP_THINK_PLACEHOLDER,
         "research": behaviour.research,

@@ -1591,6 +1591,13 @@
       const list = siteOf(p).pack.sel[name];
       return waitUntil(() => (all(list).some(visible) ? 'visible' : ''), timeoutMs);
     },
+    /** The first of the pack's selector ``names`` shown on the page, once one is ('' at the
+     * deadline): one wait for "this, or the control that reveals it". */
+    whichVisible(p, names, timeoutMs) {
+      const sel = siteOf(p).pack.sel;
+      const shown = () => names.find((n) => !!sel[n] && all(sel[n]).some(visible)) || '';
+      return waitUntil(shown, timeoutMs);
+    },
     /**
      * The files staged in the composer: chips (outermost matches of attachment_chip outside
      * the conversation), how many of ``names`` they show (text, title or aria-label), and

@@ -248,6 +248,16 @@ DEEP_THINK = "Deep Think"
 _NEEDED_DEEP_THINK = ("deep_think_button", "deep_think_item", "deep_think_chip")
 
 
+async def deep_think_shown(ctx: AskContext) -> bool:
+    """Whether the page shows Deep Think on (its chip) without bridge asking for it: left on
+    by the person or an earlier ask, it applies to this question too (G10.1's tools stay
+    on), so ``used.deep_think`` says what the site was asked with, not what was requested.
+    bridge does not turn it off: that is the person's choice on their page."""
+    if "deep_think_chip" not in ctx.spec.pack.selectors:
+        return False
+    return bool(await ctx.page.call("whenVisible", ctx.provider, "deep_think_chip", 0) == "visible")
+
+
 async def choose_deep_think(ctx: AskContext) -> bool:
     """Turn Gemini's Deep Think on in the Tools drawer and see its chip, or raise (G10.1):
     Tools (``selectors.deep_think_button``) → the ``menuitemcheckbox`` labelled "Deep Think"

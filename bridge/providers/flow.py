@@ -31,7 +31,7 @@ from bridge.providers.completion_loop import (
 from bridge.providers.composer import INPUT_METHODS, SEND_METHODS, InputMethod, SendMethod
 from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
-from bridge.providers.effort import choose_deep_think, choose_effort
+from bridge.providers.effort import choose_deep_think, choose_effort, deep_think_shown
 from bridge.providers.extraction import extract
 from bridge.providers.modes import choose_mode
 from bridge.providers.network_answer import answer_stream
@@ -124,6 +124,8 @@ async def run_ask(
     if options.deep_think:
         await ctx.progress("effort")
         ctx.used.deep_think = await choose_deep_think(ctx)
+    else:
+        ctx.used.deep_think = await deep_think_shown(ctx)
     if options.research:
         # Last of the choices, before files and text: not offered or not armed ends the ask
         # with nothing typed (docs/sites.md#research).

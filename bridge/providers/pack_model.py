@@ -496,6 +496,9 @@ class SelectorSet(_Section):
     # Gemini's temporary-chat button and its "on" state (docs/sites.md#where).
     temp_chat_button: Selectors | None = None
     temp_chat_on: Selectors | None = None
+    # The side navigation's menu button: the temporary-chat button exists only while the
+    # side navigation is expanded (G13.1).
+    side_nav_button: Selectors | None = None
     # Thinking effort and Deep Think (docs/sites.md#effort, bridge.providers.effort).
     effort_button: Selectors | None = None
     effort_menu: Selectors | None = None

@@ -306,16 +306,28 @@ async def _gemini_temporary(ctx: AskContext) -> None:
     if await ctx.page.call("whenVisible", p, "temp_chat_on", 0) == "visible":
         return
     wait_s = scaled(TEMP_S)
-    shown = await ctx.page.call(
-        "whenVisible", p, "temp_chat_button", int(wait_s * 1000), timeout=wait_s + 5
+    ms = int(wait_s * 1000)
+    # The button, or the side nav's menu button while the nav is collapsed (G13.1: the
+    # temporary-chat button is then removed from the DOM); the button wins when both show.
+    seen = await ctx.page.call(
+        "whichVisible", p, ["temp_chat_button", "side_nav_button"], ms, timeout=wait_s + 5
     )
-    target = await ctx.page.call("controlTarget", p, "temp_chat_button") if shown else None
+    if seen == "side_nav_button":
+        opener = await ctx.page.call("controlTarget", p, "side_nav_button")
+        if opener:
+            # Expanded and left expanded: collapsing it again could take the temporary
+            # chat's button, and with it the page's own state, away before the send.
+            await trusted_click(ctx, opener)
+            seen = await ctx.page.call(
+                "whichVisible", p, ["temp_chat_button"], ms, timeout=wait_s + 5
+            )
+    target = await ctx.page.call("controlTarget", p, "temp_chat_button") if seen else None
     if not target:
         await dump(ctx, "no temporary chat button")
         raise TemporaryChatUnavailable(
             p,
-            "the page shows no temporary-chat button (it is hidden while the side navigation "
-            "is collapsed, and absent when logged out)",
+            "the page shows no temporary-chat button, even with the side navigation expanded "
+            "(it is absent when logged out, or for an account without temporary chats)",
         )
     await trusted_click(ctx, target)
     on = await ctx.page.call(

@@ -88,7 +88,8 @@ class Used:
     #: ``requested``, the row's ``label``, the ``tier`` it means, the composer pill's text
     #: (``shown``) and ``how`` ("already", "chosen"); empty when none was asked for.
     effort: dict[str, str] = field(default_factory=dict)
-    #: Gemini's Deep Think was on (its chip shown) when the question was sent.
+    #: Gemini's Deep Think was on (its chip shown) when the question was sent, whether this
+    #: ask turned it on or found it on (left on by the person or an earlier ask).
     deep_think: bool = False
     #: Deep Research (docs/sites.md#research), empty when not asked for: ``state`` ("done":
     #: the report is the answer; "questions": the site's clarifying questions are),

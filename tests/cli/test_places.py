@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.fakes import FakeSites
+from bridge.fakes import Behaviour, FakeSites
 from tests.cli.test_commands import _run
 
 pytestmark = pytest.mark.e2e
@@ -42,7 +42,7 @@ async def test_ask_in_a_project_and_in_a_temporary_chat(
     assert "temporary-chat" not in sessions and PROJECT in sessions
 
 
-async def test_a_missing_gem_fails_closed(
+async def test_a_missing_gem_and_no_temporary_chat_fail_closed(
     fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
 ) -> None:
     code, _, err = await _run(
@@ -50,6 +50,11 @@ async def test_a_missing_gem_fails_closed(
         *_launch(fake_sites, tmp_path),
     )  # fmt: skip
     assert code == 1 and "[place_not_found]" in err, err
+    fakes.gemini.set_behaviour(Behaviour(temporary_chat=False))  # no temporary-chat button
+    code, _, err = await _run(
+        "ask", "Hello?", "--provider", "gemini", "--temporary", *_launch(fake_sites, tmp_path),
+    )  # fmt: skip
+    assert code == 1 and "[temporary_chat_unavailable]" in err, err
     assert fakes.gemini.records == []
 
 

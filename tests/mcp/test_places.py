@@ -13,7 +13,7 @@ import pytest
 import pytest_asyncio
 from mcp import Client
 
-from bridge.fakes import FakeSites
+from bridge.fakes import Behaviour, FakeSites
 from tests.mcp import stdio
 from tests.mcp.stdio import owned
 
@@ -85,4 +85,13 @@ async def test_a_missing_place_and_a_bad_form_send_nothing(
         "ask_gemini_web", {"question": "Hello?", "project": PROJECT}
     )
     assert result.is_error and "chatgpt place" in _text(result), _text(result)
+    result = await stdio_server.call_tool(
+        "ask_gemini_web", {"question": "Hello?", "gem": "4221cfdd4fe7"}
+    )
+    assert result.is_error and "[place_not_found]" in _text(result), _text(result)
+    fakes.gemini.set_behaviour(Behaviour(temporary_chat=False))  # no temporary-chat button
+    result = await stdio_server.call_tool(
+        "ask_gemini_web", {"question": "Hello?", "temporary": True}
+    )
+    assert result.is_error and "[temporary_chat_unavailable]" in _text(result), _text(result)
     assert fakes.chatgpt.records == [] and fakes.gemini.records == []

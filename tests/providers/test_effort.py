@@ -224,6 +224,10 @@ async def test_deep_think_is_chosen_confirmed_and_answers_after_its_placeholder(
         "gemini", "And are there infinitely many twin primes?", deep_think=True
     )
     assert again.used.deep_think is True and sent.records[-1].deep_think is True
+    # Left on and not asked for: the site still gets Deep Think (its tools stay on, G10.1),
+    # and used says so rather than what was requested; bridge leaves the person's page be.
+    left_on = await bridge.ask("gemini", "And what is a Sophie Germain prime?")
+    assert sent.records[-1].deep_think is True and left_on.used.deep_think is True
 
 
 @pytest.mark.e2e

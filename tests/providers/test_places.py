@@ -9,6 +9,8 @@ ends the ask before anything is typed.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bridge.app.facade import Bridge
@@ -177,6 +179,11 @@ async def test_a_chatgpt_temporary_chat_is_asked_and_recorded_nowhere(
     assert result.url == "https://chatgpt.com/?temporary-chat=true"  # the id never shows
     after = await bridge.store.get_session_async(bridge.session_key, "chatgpt")
     assert after == before and after is not None and after.url == first.url
+    # The history keeps that a temporary ask happened, never what was asked or answered.
+    line = bridge.store.history()[-1]
+    assert line["temporary"] is True and line["outcome"] == "ok"
+    assert "Is this temporary?" not in json.dumps(line) and result.answer not in json.dumps(line)
+    assert not {"question", "answer", "url", "used"} & set(line)
     # The next ordinary ask continues the remembered conversation, not the temporary one.
     await bridge.ask("chatgpt", "What number?")
     assert sent.records[-1].conversation_id == remembered and not sent.records[-1].temporary
@@ -240,3 +247,14 @@ async def test_no_gemini_temporary_chat_button_fails_closed(
         await bridge.ask("gemini", "Is this temporary?", temporary=True)
     assert "no temporary-chat button" in str(caught.value)
     assert fakes.gemini.records == []
+
+
+@pytest.mark.e2e
+async def test_a_collapsed_gemini_side_nav_is_expanded_for_the_temporary_chat_button(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    # G13.1: while the side nav is collapsed the button is not in the DOM at all.
+    fakes.gemini.set_behaviour(Behaviour(side_nav_collapsed=True))
+    result = await bridge.ask("gemini", "Is this temporary too?", temporary=True)
+    assert fakes.gemini.records[-1].temporary  # index 45 = 1 (G13.2): the site was told
+    assert result.used.temporary

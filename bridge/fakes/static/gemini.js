@@ -998,15 +998,31 @@
    * stand-in for an account without it).
    */
   function renderTempChatButton() {
+    const header = el('div', {});
+    root.prepend(header);
+    // The side nav's menu button [G13.1, MTC]: while the nav is collapsed the temporary-chat
+    // button is removed from the DOM; expanding the nav brings it back.
+    const menu = el('button', {
+      type: 'button', 'data-test-id': 'side-nav-menu-button', 'aria-label': 'Main menu',
+    });
+    let expanded = !config.sideNavCollapsed;
+    header.append(menu);
     if (config.temporaryChat === false) return;
     const button = el('button', {
       type: 'button', 'data-test-id': 'temp-chat-button', 'aria-label': 'Temporary chat',
     });
+    button.classList.toggle('temp-chat-on', temporary);
     button.addEventListener('click', () => {
       temporary = !temporary;
       button.classList.toggle('temp-chat-on', temporary);
     });
-    root.prepend(el('div', {}, el('temp-chat-button', {}, button)));
+    const holder = el('temp-chat-button', {}, button);
+    if (expanded) header.append(holder);
+    menu.addEventListener('click', () => {
+      expanded = !expanded;
+      if (expanded) header.append(holder);
+      else holder.remove();
+    });
   }
 
   function hydrate() {

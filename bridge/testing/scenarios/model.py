@@ -456,7 +456,9 @@ class AskSettings(_Model):
 class FakeSite(_Model):
     """One fake site's behaviour, in the names of bridge.fakes.Behaviour: the settings set
     the page's defaults from its load on; ``queue`` lists a behaviour for each next
-    question, in order (``{"locale": "ja", "queue": [{"state": "stuck"}]}``)."""
+    question, in order (``{"locale": "ja", "queue": [{"state": "stuck"}]}``); ``places``
+    are the projects, GPTs or Gems the fake account has (``["g-p-<32 hex>"]``): their pages
+    are served, any other's are "not found" (docs/sites.md#where)."""
 
     model_config = ConfigDict(extra="allow", json_schema_extra=lambda s, _: _site_schema(s))
 
@@ -464,6 +466,7 @@ class FakeSite(_Model):
         tuple[BehaviourSettings, ...],
         says(lambda _: "must be a list of behaviours (one per question, in order)"),
     ] = ()
+    places: tuple[Text, ...] = ()
 
     _default: Behaviour | None = PrivateAttr(None)
 

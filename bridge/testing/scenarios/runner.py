@@ -99,6 +99,8 @@ async def _run_connected(
         for provider, site in fake.sites.items():
             if site.default is not None:
                 _site(fakes, provider).set_behaviour(site.default)
+            for place in site.places:  # the account's projects, GPTs, Gems
+                _site(fakes, provider).add_place(place)
         if fake.completion_timings is not None:
             settings = dataclasses.replace(bridge.flow.settings, timings=fake.completion_timings)
             bridge.flow = dataclasses.replace(bridge.flow, settings=settings)
