@@ -182,5 +182,7 @@ class Progress:
 
     provider: Provider
     phase: str  # connect | input | send | waiting | thinking | streaming | extracting | done
+    # (Deep Research adds research_setup before the input and research while it runs:
+    # docs/sites.md#research)
     elapsed_s: float
     chars: int  # characters of the answer so far (0 until it streams)
