@@ -18,7 +18,8 @@ ChatGPT, the conversation JSON read with the page's credentials (C9.9). Then:
 - a start control shows → press it (C9.6, PDX), ``used.research["started"] = "button"``;
 - research evidence without our press → the site's countdown started it ("countdown", OR);
 - the widget says completed (C9.11) → the report (markdown with its sources) is the answer;
-- a finished turn without research evidence (C9.5) → the site asks clarifying questions:
+- a finished turn without research evidence (C9.5), every look saying so for
+  ``QUESTIONS_QUIET_S`` → the site asks clarifying questions:
   with ``research_answers`` they are sent as the next message (Deep Research armed again if
   the pill went) and the wait goes on; without them the questions are the answer
   (``used.research["state"] == "questions"``).
@@ -67,6 +68,7 @@ log = logging.getLogger(__name__)
 RESEARCH_TIMEOUT_S = 2400.0
 REREAD_FIRST_S = 1.0  # the first re-read without a page change
 REREAD_MAX_S = 30.0  # the longest pause between re-reads without a page change
+QUESTIONS_QUIET_S = 2.0  # a reply without research evidence must stay so this long
 MENU_S = 8.0  # a click to the menu's (or the pill's) answer
 CONTROL_S = 5.0  # the control is drawn with the composer, ready by now
 _NEEDED = ("research_button", "research_item", "research_pill")
@@ -227,6 +229,10 @@ async def follow_research(
     pause = scaled(REREAD_FIRST_S)
     pressed = False
     seen_running = False
+    # A reply without research evidence counts as the site's questions only once every look
+    # for QUESTIONS_QUIET_S said so (G11.9: research may start without a confirm button,
+    # its indicator a moment later).
+    questions_since: float | None = None
     while True:
         look, conversation = await _look(ctx, users_before)
         evidence = look.widget is not None or look.running
@@ -244,13 +250,19 @@ async def follow_research(
                 pressed = True
                 pause = scaled(REREAD_FIRST_S)
                 continue
-        if step is Step.QUESTIONS:
+        if step is not Step.QUESTIONS:
+            questions_since = None
+        elif questions_since is None:
+            questions_since = time.monotonic()
+        quiet_s = scaled(QUESTIONS_QUIET_S)
+        if questions_since is not None and time.monotonic() - questions_since >= quiet_s:
             reply = newest_reply(conversation, users_before) if conversation else None
             questions = reply or look.reply
             answers = ctx.options.research_answers
             if answers and not research["answered"]:
                 await _send_answers(ctx, answers, inputs, sends)
                 research["answered"] = True
+                questions_since = None
                 pause = scaled(REREAD_FIRST_S)
                 continue
             if not research["answered"]:
@@ -272,6 +284,8 @@ async def follow_research(
             await dump(ctx, f"no research report within {ctx.options.timeout:.0f}s")
             raise StepTimeout(p, "wait for the Deep Research report", ctx.options.timeout)
         wait_s = min(pause, deadline - now)
+        if questions_since is not None:  # look again when the quiet time is over
+            wait_s = min(wait_s, max(0.0, questions_since + quiet_s - now))
         changed = await ctx.page.call(
             "whenPageChanges", p, int(wait_s * 1000), timeout=wait_s + scaled(5.0)
         )
