@@ -594,3 +594,46 @@ class OutputDownloadRefused(ProviderError):
         )
         self.name = name
         self.why = why
+
+
+class ResearchUnavailable(ProviderError):
+    """Deep Research was asked for but the page does not offer it: no such item in the site's
+    own control (ChatGPT's composer "+", Gemini's Tools), the item is shown disabled (no
+    entitlement, signed out: SITE-FACTS C9.13, G11.9), or the page never showed it armed (no
+    "Deep research" pill or chip). Raised before anything is typed (docs/sites.md#research)."""
+
+    code = "research_unavailable"
+
+    def __init__(self, provider: str, problem: str, offered: list[str], notice: str = "") -> None:
+        choices = "; ".join(offered) if offered else "none"
+        said = f" The page says: {notice}" if notice else ""
+        super().__init__(
+            provider,
+            f"{provider} cannot run Deep Research here: {problem}.{said} The menu offers: "
+            f"{choices}. Nothing was typed or sent. Deep Research needs a plan that includes "
+            f"it and a signed-in, non-temporary chat: check the {provider} tab, or ask "
+            "without research.",
+        )
+        self.problem = problem
+        self.offered = offered
+        self.notice = notice
+
+
+class ResearchFailed(ProviderError):
+    """The question was sent with Deep Research on but no research came of it: the site
+    answered as an ordinary turn without ever starting it after its plan, or the research
+    ended without a report (SITE-FACTS C9.13, G11.9). The conversation URL says where to
+    look; asking again starts a new research (docs/sites.md#research)."""
+
+    code = "research_failed"
+
+    def __init__(self, provider: str, problem: str, url: str = "") -> None:
+        where = f" The conversation: {url}." if url else ""
+        super().__init__(
+            provider,
+            f"{provider} Deep Research did not deliver a report: {problem}.{where} Open the "
+            "conversation to see what the site shows; ask again (research=True) to start a "
+            "new research.",
+        )
+        self.problem = problem
+        self.url = url

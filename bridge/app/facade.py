@@ -31,6 +31,7 @@ from bridge.providers.conversations import (
 )
 from bridge.providers.flow import AskFlow, connect_tab, run_ask
 from bridge.providers.places import resolve_place
+from bridge.providers.research import RESEARCH_TIMEOUT_S
 from bridge.providers.results import PROVIDERS, AskResult, BothResult, Provider
 from bridge.providers.resume import resume_answer
 from bridge.providers.specs import (
@@ -141,6 +142,8 @@ class Bridge:
         deep_think: bool = False,
         outputs_dir: str | PathLike[str] | None = None,
         outputs_id: str | None = None,
+        research: bool = False,
+        research_answers: str | None = None,
     ) -> AskResult:
         """Ask one provider through its web UI; a typed BridgeError says what went wrong.
 
@@ -158,14 +161,19 @@ class Bridge:
         is typed. ``effort`` (ChatGPT only): the thinking effort, a tier of its Effort
         submenu ("high", "extended", "pro"); ``deep_think`` (Gemini only): Deep Think on
         (docs/sites.md#effort). Each is confirmed on the page before anything is typed
-        (``EffortUnavailable``, ``EffortUnconfirmed``)."""
+        (``EffortUnavailable``, ``EffortUnconfirmed``). ``research``: Deep Research
+        (docs/sites.md#research), turned on in the site's control and confirmed before
+        anything is typed (``ResearchUnavailable``); the answer is the finished report with
+        its sources, or the site's clarifying questions unless ``research_answers`` are
+        given; the default timeout is then RESEARCH_TIMEOUT_S."""
         _check_provider(provider)
         if not question.strip():
             raise ValueError("the question is empty")
         effort = _check_effort(provider, effort, deep_think)
+        research_answers = _check_research(research, research_answers, temporary)
         options = AskOptions(
             new_chat=new_chat,
-            timeout=480.0 if timeout is None else timeout,
+            timeout=_default_timeout(timeout, research),
             skip_thinking=skip_thinking,
             on_progress=on_progress,
             answer_source=answer_source,
@@ -179,6 +187,8 @@ class Bridge:
             deep_think=deep_think,
             outputs_dir=self.outputs_dir(outputs_dir),
             outputs_id=outputs_id,
+            research=research,
+            research_answers=research_answers,
         )
         resolve_place(provider_spec(provider, self.store.root), options)  # ValueError early
         attachments = await self.read_files(files)
@@ -420,6 +430,8 @@ class Bridge:
         effort: str | None = None,
         deep_think: bool = False,
         outputs_dir: str | PathLike[str] | None = None,
+        research: bool = False,
+        research_answers: str | None = None,
     ) -> Job:
         """Start an ask that outlives the call that wants it, and return its job at once
         (``wait_job`` waits for it). Answers of thinking models take longer than MCP clients
@@ -438,9 +450,10 @@ class Bridge:
         }
         self.check_where(provider, new_chat=new_chat, **where)
         effort = _check_effort(provider, effort, deep_think)
+        research_answers = _check_research(research, research_answers, temporary)
         attachments = await self.read_files(files)
         key = session_key or self.session_key
-        timeout_s = 480.0 if timeout is None else timeout
+        timeout_s = _default_timeout(timeout, research)
         job = Job.new(
             provider,
             question,
@@ -452,6 +465,8 @@ class Bridge:
             effort=effort,
             deep_think=deep_think,
             outputs_dir=self.outputs_dir(outputs_dir),
+            research=research,
+            research_answers=research_answers,
         )
         return await self._runner.start(job, attachments)
 
@@ -513,6 +528,8 @@ class Bridge:
                     flow=self.flow,
                     on_progress=on_progress,
                     on_tab=on_tab,
+                    research=job.research,
+                    research_answers=job.research_answers,
                 )
         except BridgeError as exc:
             await self._record(job.provider, job.question, job.session_key, None, exc)
@@ -610,6 +627,33 @@ def _check_effort(provider: Provider, effort: str | None, deep_think: bool) -> s
             "the effort is empty: name a tier (e.g. medium, high, extra high, pro) or leave it out"
         )
     return effort.strip()
+
+
+def _default_timeout(timeout: float | None, research: bool) -> float:
+    """The answer's wait: as given, else 8 min, or RESEARCH_TIMEOUT_S for Deep Research
+    (its reports take tens of minutes: docs/sites.md#research)."""
+    if timeout is not None:
+        return timeout
+    return RESEARCH_TIMEOUT_S if research else 480.0
+
+
+def _check_research(research: bool, answers: str | None, temporary: bool) -> str | None:
+    """The clarifying answers as given (None for none), refused before any browser work
+    where they cannot apply: answers without research, research in a temporary chat (the
+    site refuses it there: SITE-FACTS C9.13)."""
+    if answers is not None and not research:
+        raise ValueError(
+            "research_answers answer Deep Research's clarifying questions: ask with "
+            "research=True too, or leave them out"
+        )
+    if research and temporary:
+        raise ValueError(
+            "Deep Research is not offered in temporary chats (SITE-FACTS C9.13): ask without "
+            "temporary, or without research"
+        )
+    if answers is not None and not answers.strip():
+        raise ValueError("research_answers is empty: give the answers, or leave it out")
+    return answers.strip() if answers is not None else None
 
 
 def _mode_or_none(mode: str | None) -> str | None:

@@ -6,7 +6,8 @@
   ``--file`` goes with the question (docs/sites.md#attachments).
   [--effort TIER] [--deep-think] [--launch]``: ask once and print the answer (``--json`` for
   the whole result); each ``--file`` goes with the question (docs/sites.md#attachments);
-  ``--effort`` / ``--deep-think`` choose the thinking effort (docs/sites.md#effort).
+  ``--effort`` / ``--deep-think`` choose the thinking effort (docs/sites.md#effort);
+  ``--research`` [``--research-answers TEXT``] runs Deep Research (docs/sites.md#research).
 - ``python -m bridge relay [--launch] [--headless]``: run a relay, optionally with a
   launched Chromium, and report when the extension connects (until Ctrl-C).
 - ``python -m bridge cdp``: a DevTools endpoint for Playwright/Puppeteer.
@@ -331,6 +332,21 @@ def check_effort_args(provider: str, effort: str | None, deep_think: bool) -> No
         )
 
 
+def check_research_args(
+    provider: str, research: bool, answers: str | None, temporary: bool
+) -> None:
+    """``--research`` asks one site (docs/sites.md#research); ``--research-answers`` needs it;
+    neither goes with ``--temporary`` (the site refuses research there, SITE-FACTS C9.13)."""
+    if answers is not None and not research:
+        raise ValueError("--research-answers answers Deep Research's questions: add --research")
+    if research and provider == "both":
+        raise ValueError("--research asks one site: use --provider chatgpt or gemini")
+    if research and temporary:
+        raise ValueError("--research does not go with --temporary (no Deep Research there)")
+    if answers is not None and not answers.strip():
+        raise ValueError("--research-answers is empty")
+
+
 async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = None) -> int:
     options = options or options_from_args(args)
     try:  # before any browser starts: a file that cannot go costs nothing
@@ -345,6 +361,7 @@ async def _ask_main(args: argparse.Namespace, options: RuntimeOptions | None = N
         modes = parse_modes(args.mode)
         where = parse_where(args, providers, options.state_dir)
         check_effort_args(args.provider, args.effort, args.deep_think)
+        check_research_args(args.provider, args.research, args.research_answers, args.temporary)
     except BridgeError as exc:  # a pack override that cannot be used: not a usage error
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -446,6 +463,8 @@ async def _ask_and_print(
             on_progress=on_progress,
             **where[provider],
             outputs_dir=args.outputs,
+            research=args.research,
+            research_answers=args.research_answers,
         )
     except BridgeError as exc:
         if live is not None:  # the line says how it ended; the message follows on stderr
@@ -572,6 +591,20 @@ def main(argv: list[str] | None = None) -> int:
         "the ask's own under the state directory, docs/sites.md#outputs); their paths are "
         "printed on stderr (in used.outputs with --json). A protected place (~/.ssh, browser "
         "profiles, bridge's state) is refused before anything is asked",
+    )
+    ask.add_argument(
+        "--research",
+        action="store_true",
+        help="Deep Research (docs/sites.md#research): turned on in the site's own control "
+        "(nothing is sent when it is not offered), then waits (default timeout 40 min) and "
+        "prints the report with its sources, or the site's clarifying questions",
+    )
+    ask.add_argument(
+        "--research-answers",
+        metavar="TEXT",
+        default=None,
+        help="with --research: the answers to the site's clarifying questions, sent as the "
+        "next message when it asks them",
     )
     ask.add_argument(
         "--connect-timeout",

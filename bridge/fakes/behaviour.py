@@ -26,6 +26,8 @@ __all__ = [
     "Length",
     "Locale",
     "Markup",
+    "ResearchOffer",
+    "ResearchStart",
     "State",
     "answer_lines",
     "answer_markdown",
@@ -43,6 +45,8 @@ Markup = Literal["current", "newest"]
 Length = Literal["short", "long"]
 DeepThinkOffer = Literal["offered", "absent", "disabled"]
 DownloadOutcome = Literal["ok", "refused", "forbidden"]
+ResearchOffer = Literal["absent", "offered", "disabled"]
+ResearchStart = Literal["button", "countdown"]
 
 #: The fake's Deep Think placeholder reply: the fragments G10.2 quotes ("I'm on it",
 #: "check back later", "generating your response") in a wording of the fake's own.
@@ -67,6 +71,8 @@ _MARKUPS = ("current", "newest")
 _LENGTHS = ("short", "long")
 _DEEP_THINK_OFFERS = ("offered", "absent", "disabled")
 _DOWNLOADS = ("ok", "refused", "forbidden")
+_RESEARCH_OFFERS = ("absent", "offered", "disabled")
+_RESEARCH_STARTS = ("button", "countdown")
 
 
 @dataclass(frozen=True)
@@ -183,9 +189,34 @@ class Behaviour:
     C10.6 gives the files API; C11.3's error body is undocumented) and the image's estuary
     URL 403; ``forbidden``: the signed ``download_url`` answers 403 (U80: estuary needs
     authentication)."""
+    research: ResearchOffer = "absent"
+    """Read at page load: Deep Research offered (docs/sites.md#research). ChatGPT: in the
+    composer "+" menu (SITE-FACTS C9.1); ``absent`` (the default) keeps the "+" opening the
+    file chooser at once, as it always did in the fake; ``offered`` makes it open a menu with
+    "Deep research" (and the fake's own "Add photos & files" item); ``disabled`` shows the
+    item ``aria-disabled``. Gemini: the Tools menu's "Deep Research" item (G11.1) turns on
+    its chip when ``offered``, is ``aria-disabled`` when ``disabled``, and stays inert when
+    ``absent``. How an account without it looks is not documented: these are the fakes' own
+    stand-ins (docs/sites.md#facts-without-evidence)."""
+    research_clarify: bool = False
+    """ChatGPT: the first Deep Research question of a conversation is answered with
+    clarifying questions, an ordinary finished assistant turn (C9.5); the next question
+    (the person's answers) gets the plan."""
+    research_start: ResearchStart = "button"
+    """ChatGPT: how the research plan starts (C9.6, contested): ``button``, a "Start"
+    control the person must press (PDX); ``countdown``: it starts by itself after
+    ``research_countdown_ms`` (OR)."""
+    research_countdown_ms: int = 1500
+    """ChatGPT: the plan's countdown before the research starts by itself (site time; the
+    real one is about 60 s, C9.6)."""
+    research_ms: int = 1000
+    """ChatGPT: how long the research runs from its start to the completed report (site
+    time; the real one takes minutes, C9.12)."""
 
     def __post_init__(self) -> None:
         _check_choice("state", self.state, _STATES)
+        _check_choice("research", self.research, _RESEARCH_OFFERS)
+        _check_choice("research_start", self.research_start, _RESEARCH_STARTS)
         _check_choice("locale", self.locale, _LOCALES)
         _check_choice("input_kind", self.input_kind, _INPUT_KINDS)
         _check_choice("markup", self.markup, _MARKUPS)
@@ -204,6 +235,8 @@ class Behaviour:
             "hydration_ms",
             "deep_think_placeholder_ms",
             "image_ms",
+            "research_countdown_ms",
+            "research_ms",
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")

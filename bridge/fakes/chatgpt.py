@@ -32,6 +32,7 @@ from starlette.routing import BaseRoute, Route, Router
 from bridge.fakes.controller import Exchange, QuestionRecord, SiteController
 from bridge.fakes.images import png
 from bridge.fakes.pages import common_routes, not_found_response, page_response
+from bridge.fakes.research import CLARIFY_TEXT, asks_research, plan_text, widget_message
 from bridge.fakes.streaming import Live, chunks
 from bridge.fakes.wire import ChatGPTWire
 
@@ -222,6 +223,7 @@ def _conversation_read(
     conversation_id: str,
     exchanges: Sequence[Exchange],
     images: dict[int, dict[str, Any]] | None = None,
+    widgets: dict[int, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The conversation as ``GET /backend-api/conversation/<id>`` returns it (SITE-FACTS
     C7.8, CEX): ``{mapping, current_node}``, a tree of nodes ``{id, message, parent,
@@ -230,7 +232,8 @@ def _conversation_read(
     messages (``author.role``, ``content {content_type: "text", parts}``, ``status``,
     ``recipient``, ``channel``). Message ids are stable per conversation, as the site's
     are. The root node's shape beyond ``message: null`` and the other top-level fields are
-    the fake's own."""
+    the fake's own. ``widgets`` (by exchange index) are Deep Research's tool messages (C9.9),
+    placed after their exchange's answer (the plan)."""
 
     def node_id(name: str) -> str:
         return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{conversation_id}/{name}"))
@@ -274,6 +277,8 @@ def _conversation_read(
             current = add(f"a{index}", answer, current)
         if images and index in images:
             current = add(f"i{index}", images[index], current)
+        if widgets and index in widgets:
+            current = add(f"w{index}", widgets[index], current)
     return {"conversation_id": conversation_id, "mapping": mapping, "current_node": current}
 
 
@@ -305,6 +310,7 @@ def _referer_path(request: Request) -> str:
 def chatgpt_app(controller: SiteController, live: Live) -> Router:
     """The ASGI app answering for ``chatgpt.com``."""
     outputs = Outputs()
+    research_tasks: set[asyncio.Future[None]] = set()
 
     async def page(request: Request) -> Response:
         behaviour = controller.behaviour
@@ -399,7 +405,79 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
             await asyncio.sleep(max(0.0, ready_at - time.monotonic()))
             images[index] = _image_message(record, file_id, png(record.id))
         exchanges = controller.conversation(conversation_id) or exchanges
-        return JSONResponse(_conversation_read(conversation_id, exchanges, images))
+        widgets = _research_widgets(conversation_id)
+        return JSONResponse(_conversation_read(conversation_id, exchanges, images, widgets))
+
+    def _research_widgets(conversation_id: str) -> dict[int, dict[str, Any]]:
+        """Deep Research's tool messages (C9.9) of the conversation's started researches,
+        by exchange index; the report answers the conversation's first research question."""
+        records = [r for r in controller.records if r.conversation_id == conversation_id]
+        first = next((r.text for r in records if r.research), "")
+        now = time.time()
+        widgets: dict[int, dict[str, Any]] = {}
+        for record in records:
+            index = controller.exchange_index(record.id)
+            if record.research_started_at is not None and index is not None:
+                widgets[index] = widget_message(record, first, now)
+        return widgets
+
+    async def research_start(request: Request) -> Response:
+        """The plan's start (its Start control or its countdown, C9.6). The real request is
+        not documented: this endpoint and its body ``{message_id, how}`` are the fake's own
+        (docs/sites.md#facts-without-evidence). The research ends ``research_ms`` later."""
+        try:
+            body = json.loads(await request.body())
+            question_id, how = str(body["message_id"]), str(body.get("how") or "button")
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"detail": "bad request"}, status_code=400)
+        record = controller.record(question_id)
+        if record is None or record.research != "plan":
+            return JSONResponse({"detail": "no research plan"}, status_code=404)
+        if record.research_started_at is not None:
+            return JSONResponse({"started": False})
+        record = controller.update_record(
+            question_id, research_started_at=time.time(), research_started_by=how
+        )
+        assert record is not None
+        task = asyncio.ensure_future(_finish_research(record))
+        research_tasks.add(task)
+        task.add_done_callback(research_tasks.discard)
+        return JSONResponse({"started": True})
+
+    async def _finish_research(record: QuestionRecord) -> None:
+        seconds = record.behaviour.research_ms * record.time_scale / 1000
+        if not await live.pause(seconds):
+            controller.update_record(record.id, research_done_at=time.time())
+
+    async def research_wait(request: Request) -> Response:
+        """The page's wait for the report (fake-only: the real page hears of it through its
+        async stream, C7.7/C9.9): answers once the research is done, or with
+        ``{"done": false}`` after ``timeout_ms`` so the page asks again."""
+        question_id = request.path_params["question_id"]
+        try:
+            timeout = int(request.query_params.get("timeout_ms", "30000")) / 1000
+        except ValueError:
+            return JSONResponse({"detail": "bad request"}, status_code=400)
+        try:
+            await controller.wait_for_record_async(
+                lambda r: r.id == question_id and r.research_done_at is not None, timeout
+            )
+        except TimeoutError:
+            return JSONResponse({"done": False})
+        return JSONResponse({"done": True})
+
+    async def auth_session(request: Request) -> Response:
+        """``GET /api/auth/session`` (C5.3): the signed-in session with its ``accessToken``
+        for ``/backend-api`` calls (C7.9); 401 when logged out. The token is the fake's."""
+        if controller.behaviour.state == "logged_out":
+            return JSONResponse({}, status_code=401)
+        return JSONResponse(
+            {
+                "user": {"id": "user-fake", "name": "Fake Person", "email": "person@example.com"},
+                "expires": "2099-01-01T00:00:00.000Z",
+                "accessToken": "fake-access-token",
+            }
+        )
 
     async def conversation_list(request: Request) -> Response:
         """The sidebar's list: ``GET /backend-api/conversations?offset=&limit=`` (C7.9), newest
@@ -444,6 +522,21 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
             effort=effort if isinstance(effort, str) else "",
         )
         headers = {"x-fake-question-id": record.id, "cache-control": "no-cache"}
+        if asks_research(body) and record.answer:
+            # C9.5/C9.6: clarifying questions first (once per conversation), else the plan.
+            # The page learns which from the fake's own headers (the real page's way is
+            # undocumented), and the plan's start style and countdown (scaled) with it.
+            earlier = any(
+                r.research and r.conversation_id == record.conversation_id and r.id != record.id
+                for r in controller.records
+            )
+            kind = "clarify" if record.behaviour.research_clarify and not earlier else "plan"
+            answer = CLARIFY_TEXT if kind == "clarify" else plan_text(text)
+            record = controller.update_record(record.id, research=kind, answer=answer) or record
+            headers["x-fake-research"] = kind
+            headers["x-fake-research-start"] = record.behaviour.research_start
+            countdown = record.behaviour.research_countdown_ms * record.time_scale
+            headers["x-fake-research-countdown-ms"] = str(round(countdown))
         if record.behaviour.state == "rate_limited":
             # Plain HTTP 429 with retry-after, as the backend API limits (C5.10).
             detail = {"message": RATE_LIMIT_TEXT, "code": "rate_limit_exceeded"}
@@ -499,6 +592,9 @@ def chatgpt_app(controller: SiteController, live: Live) -> Router:
         Route("/backend-api/conversation", ask, methods=["POST"]),
         Route("/backend-api/f/conversation/resume", resume, methods=["POST"]),
         Route("/backend-api/conversation/skip_thinking", skip_thinking, methods=["POST"]),
+        Route("/backend-api/conversation/research/start", research_start, methods=["POST"]),
+        Route("/__fake/research/{question_id}", research_wait, methods=["GET"]),
+        Route("/api/auth/session", auth_session, methods=["GET"]),
         Route("/backend-api/conversation/{conversation_id}", conversation_history, methods=["GET"]),
         Route("/backend-api/conversations", conversation_list, methods=["GET"]),
         Route("/backend-api/estuary/content", estuary, methods=["GET"]),

@@ -16,7 +16,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from bridge.fakes.behaviour import Behaviour, answer_markdown
 
@@ -94,6 +94,17 @@ class QuestionRecord:
     """The server's clock when it had sent the whole answer. Unlike ``completed_at`` it is set
     also when no page was reading any more: the real sites finish an answer whose page went
     away (tab or browser closed), and so do the fakes."""
+    research: str = ""
+    """ChatGPT Deep Research (docs/sites.md#research): "" for an ordinary question (its body
+    had no Deep Research ``system_hints``, C9.3); "clarify" when it was answered with
+    clarifying questions (C9.5); "plan" when it got the research plan (C9.6)."""
+    research_started_at: float | None = None
+    """When the plan's research started (server clock), pressed or counted down."""
+    research_started_by: str = ""
+    """How it started: "button" (the page's Start control) or "countdown"."""
+    research_done_at: float | None = None
+    """When the research's report was finished (server clock): what the closing figure of
+    docs/sites.md#research measures from."""
 
 
 @dataclass(frozen=True)
@@ -386,10 +397,28 @@ class SiteController:
             if complete and current is not None and current.finished_at is None:
                 self._store(replace(current, finished_at=time.time()))
 
+    def update_record(self, record_id: str, **changes: Any) -> QuestionRecord | None:
+        """Change a record's fields (Deep Research's plan, start and end); None if unknown."""
+        with self._lock:
+            current = self._records.get(record_id)
+            if current is None:
+                return None
+            updated = replace(current, **changes)
+            self._store(updated)
+            return updated
+
+    def record(self, record_id: str) -> QuestionRecord | None:
+        with self._lock:
+            return self._records.get(record_id)
+
     def exchange_index(self, record_id: str) -> int | None:
-        """Where the question ``record_id`` sits in its conversation (None: not kept)."""
+        """Which exchange of its conversation a question is (None: refused, not stored)."""
         with self._lock:
             return self._exchange_of.get(record_id)
+
+    def set_answer(self, record: QuestionRecord, answer: str) -> QuestionRecord:
+        """Answer ``record`` with ``answer`` instead (Deep Research's clarifying turn or plan)."""
+        return self.update_record(record.id, answer=answer) or record
 
     def newest_question(self, conversation_id: str) -> QuestionRecord | None:
         """The record of the conversation's newest exchange (None: no such conversation, or

@@ -28,6 +28,13 @@ from bridge.fakes.behaviour import DEEP_THINK_PLACEHOLDER
 from bridge.fakes.controller import QuestionRecord, SiteController
 from bridge.fakes.images import png
 from bridge.fakes.pages import common_routes, not_found_response, page_response
+from bridge.fakes.research import (
+    RESEARCH_HEADER,
+    plain_report,
+    plan_text,
+    start_research,
+    wait_research,
+)
 from bridge.fakes.streaming import Live, chunks
 from bridge.fakes.wire import GEMINI_PREFIX, GeminiWire, frame
 
@@ -203,6 +210,7 @@ def _header_mode(value: str) -> str:
 
 def gemini_app(controller: SiteController, live: Live) -> Router:
     """The ASGI app answering for ``gemini.google.com``."""
+    research_tasks: set[asyncio.Future[None]] = set()
 
     async def page(request: Request) -> Response:
         return page_response("gemini", controller.behaviour)
@@ -238,6 +246,12 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
             page=parts.path + (f"?{parts.query}" if parts.query else ""),
             deep_think=request.headers.get(DEEP_THINK_HEADER) == "1",
         )
+        if request.headers.get(RESEARCH_HEADER) == "1" and record.answer:
+            # Deep Research on: the reply is the plan with its "Start research" (G11.3).
+            record = (
+                controller.update_record(record.id, research="plan", answer=plan_text(text))
+                or record
+            )
         # x-fake-state lets the page play the stuck state's hung UI (Stop does nothing) and
         # the rollback state's taking back of the question.
         headers = {
@@ -245,6 +259,8 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
             "x-fake-state": record.behaviour.state,
             "cache-control": "no-cache",
         }
+        if record.research:
+            headers["x-fake-research"] = record.research
         if record.behaviour.state == "logged_out":
             return JSONResponse({"error": "unauthenticated"}, status_code=401, headers=headers)
         return StreamingResponse(
@@ -256,6 +272,33 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
             media_type="application/json+protobuf; charset=utf-8",
             headers=headers,
         )
+
+    async def research_start(request: Request) -> Response:
+        """The confirmation widget's "Start research" (G11.3). The real start goes over the
+        chat (HYG sends the confirm prompt); this endpoint is the fake's own."""
+        try:
+            question_id = str(json.loads(await request.body())["question_id"])
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": "bad request"}, status_code=400)
+        started = start_research(controller, live, research_tasks, question_id, "button")
+        if started is None:
+            return JSONResponse({"error": "no research plan"}, status_code=404)
+        return JSONResponse({"started": started})
+
+    async def research_report(request: Request) -> Response:
+        """The page's wait for the report (fake-only; the real one polls ``kwDCne``, G11.4):
+        ``{done, markdown, sources}`` once done, ``{"done": false}`` after ``timeout_ms``."""
+        question_id = request.path_params["question_id"]
+        try:
+            timeout = int(request.query_params.get("timeout_ms", "30000")) / 1000
+        except ValueError:
+            return JSONResponse({"error": "bad request"}, status_code=400)
+        if not await wait_research(controller, question_id, timeout):
+            return JSONResponse({"done": False})
+        record = controller.record(question_id)
+        assert record is not None
+        markdown, sources = plain_report(record.text)
+        return JSONResponse({"done": True, "markdown": markdown, "sources": sources})
 
     async def chats(request: Request) -> Response:
         """``MaZiqc`` (G7.4): the recent chats, newest first, as ``[[id, title], ...]`` (the
@@ -296,6 +339,8 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
         Route("/gem/{gem}", gem_page, methods=["GET"]),
         Route("/gem/{gem}/{conversation_id}", gem_page, methods=["GET"]),
         Route(STREAM_PATH, generate, methods=["POST"]),
+        Route("/__fake/research/start", research_start, methods=["POST"]),
+        Route("/__fake/research/{question_id}", research_report, methods=["GET"]),
         Route(HISTORY_PATH, history, methods=["POST"]),
         *common_routes(controller, live),
     ]

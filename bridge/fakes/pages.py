@@ -95,6 +95,7 @@ def page_response(site: str, behaviour: Behaviour) -> Response:
         "sideNavCollapsed": behaviour.side_nav_collapsed,
         "deepThink": behaviour.deep_think,
         "deepThinkPlaceholder": DEEP_THINK_PLACEHOLDER,
+        "research": behaviour.research,
     }
     # "</" inside a <script> block would end it early, whatever the JSON says.
     config_json = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")

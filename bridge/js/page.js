@@ -1479,6 +1479,162 @@
       return { x: r.left + r.width / 2, y: r.top + r.height / 2, disabled: isDisabled(el) };
     },
 
+    // ---- Deep Research (docs/sites.md#research) ---------------------------------------------
+
+    /** The visible items of the site's research menu (selectors.research_item): each one's
+     * ``label``, whether it is Deep Research (texts.research_labels), ``disabled``, ``notice``. */
+    researchItems(p) {
+      const S = siteOf(p).pack.sel;
+      const T = siteOf(p).pack.texts;
+      const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+      const found = all(S.research_item).filter(visible);
+      return found.filter((el) => !found.some((o) => o !== el && o.contains(el))).map((el) => ({
+        label: clean(el.textContent),
+        research: labelIs(el, T.research_labels || []),
+        disabled: isDisabled(el),
+        notice: isDisabled(el) ? clean(el.getAttribute('title') || '') : '',
+      }));
+    },
+    /** The centre of the menu's Deep Research item for a trusted click; null when none. */
+    researchTarget(p) {
+      const S = siteOf(p).pack.sel;
+      const T = siteOf(p).pack.texts;
+      const el = all(S.research_item).filter(visible)
+        .find((e) => labelIs(e, T.research_labels || []));
+      if (!el) return null;
+      el.scrollIntoView({ block: 'nearest' });
+      const r = el.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2, disabled: isDisabled(el) };
+    },
+    /** Whether the composer shows Deep Research armed: a visible selectors.research_pill that
+     * names the connector (data-id) or holds one of texts.research_pill_labels (C9.2, G11.1). */
+    researchArmed(p) {
+      const S = siteOf(p).pack.sel;
+      const T = siteOf(p).pack.texts;
+      return all(S.research_pill).filter(visible).some((el) =>
+        /deep_research/.test(el.getAttribute('data-id') || '') ||
+        (T.research_pill_labels || []).some((t) => canon(controlText(el)).includes(canon(t))));
+    },
+    whenResearchArmed(p, timeoutMs) {
+      return waitUntil(() => (api.researchArmed(p) ? 'armed' : ''), timeoutMs);
+    },
+    /** The start control of the newest turn's plan (selectors.research_start, else a button
+     * labelled with texts.research_start_labels), or null. */
+    researchStartControl(p) {
+      const site = siteOf(p);
+      const S = site.pack.sel;
+      const turn = site.turnOf(site.newestAnswer());
+      const named = all(S.research_start).filter(visible);
+      if (named.length) return last(named);
+      if (!turn) return null;
+      return last([...turn.querySelectorAll('button, [role="button"]')]
+        .filter((b) => visible(b) && !isDisabled(b) && labelIs(b, site.pack.texts.research_start_labels || [])));
+    },
+    /**
+     * One look at the research as the page shows it (research_core.PageLook): ``start`` (a
+     * start control), ``plan`` (the newest turn holds texts.research_plan), ``running`` (a
+     * whole text of texts.research_running in the newest turn, a selectors.research_running
+     * or a selectors.research_frame shown), ``done`` (selectors.research_done shown),
+     * ``generating`` (the stop button), ``reply`` (the newest answer's text).
+     */
+    researchPage(p) {
+      const site = siteOf(p);
+      const S = site.pack.sel;
+      const T = site.pack.texts;
+      const a = site.newestAnswer();
+      const turn = site.turnOf(a);
+      const text = turn ? canon(turn.textContent) : '';
+      let running = all(S.research_running).some(visible) ||
+        (!!turn && all(S.research_frame, turn).length > 0);
+      if (!running && turn && T.research_running) {
+        const wanted = new Set(T.research_running.map(bare));
+        const walker = document.createTreeWalker(turn, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n && !running; n = walker.nextNode()) {
+          running = wanted.has(bare(n.textContent));
+        }
+      }
+      return {
+        start: !!api.researchStartControl(p),
+        plan: !!text && (T.research_plan || []).some((t) => text.includes(canon(t))),
+        running,
+        done: all(S.research_done).some(visible),
+        generating: !!site.stopButton(),
+        reply: a ? (a.textContent || '').trim().slice(0, 200) : '',
+      };
+    },
+    /**
+     * A report shown on the page (selectors.research_report, G11.6): its ``markdown`` (the
+     * converter ``extract`` uses) and the cited ``sources`` (selectors.research_sources:
+     * each link's text, else its title, and its URL), each URL once.
+     */
+    researchReport(p) {
+      const site = siteOf(p);
+      const S = site.pack.sel;
+      const body = last(all(S.research_report));
+      const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+      const seen = new Set();
+      const sources = [];
+      for (const a of all(S.research_sources)) {
+        const url = a.href || '';
+        if (!url || seen.has(url)) continue;
+        seen.add(url);
+        sources.push({ title: clean(a.textContent) || a.getAttribute('title') || url, url });
+      }
+      return { markdown: body ? containerText(site, body).trim() : '', sources };
+    },
+    /** The centre of the plan's start control for a trusted click; null when none. */
+    researchStartTarget(p) {
+      const el = api.researchStartControl(p);
+      if (!el) return null;
+      el.scrollIntoView({ block: 'center' });
+      const r = el.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2, disabled: isDisabled(el) };
+    },
+    /**
+     * ChatGPT's conversation JSON read with the page's own credentials (C9.9, C7.8): the
+     * session's accessToken (C5.3) as the Bearer of GET /backend-api/conversation/<id>
+     * ?include_widget_state=true. Returns {status, body} (body null unless JSON).
+     */
+    async researchConversation(p, id) {
+      let token = '';
+      try {
+        const session = await fetch('/api/auth/session', { credentials: 'include' });
+        if (session.ok) token = (await session.json()).accessToken || '';
+      } catch (e) {
+        token = '';
+      }
+      const headers = token ? { authorization: `Bearer ${token}` } : {};
+      try {
+        const r = await fetch(`/backend-api/conversation/${encodeURIComponent(id)}?include_widget_state=true`,
+          { credentials: 'include', headers });
+        let body = null;
+        try {
+          body = await r.json();
+        } catch (e) {
+          body = null;
+        }
+        return { status: r.status, body };
+      } catch (e) {
+        return { status: 0, body: null };
+      }
+    },
+    /** Resolve 'changed' at the page's next DOM change, '' at timeoutMs: the research wait's
+     * event (a re-read follows each change; without one the wait re-reads anyway). */
+    whenPageChanges(p, timeoutMs) {
+      return new Promise((resolve) => {
+        let stop = null;
+        const deadline = setTimeout(() => {
+          if (stop) stop();
+          resolve('');
+        }, timeoutMs);
+        stop = watchMutations(() => {
+          clearTimeout(deadline);
+          stop();
+          resolve('changed');
+        });
+      });
+    },
+
     // ---- files with the question (docs/sites.md#attachments) -----------------------------
 
     /** The centre of the newest visible element of the pack's selector list ``name``,

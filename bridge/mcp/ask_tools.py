@@ -151,6 +151,25 @@ DeepThink = Annotated[
         "not show it on. Gemini only; Deep Think answers take minutes: give a long timeout.",
     ),
 ]
+Research = Annotated[
+    bool,
+    Field(
+        description="Deep Research (docs/sites.md#research): turned on in the site's own "
+        "control before asking; fails with research_unavailable, nothing sent, when the page "
+        "does not offer it. Always a job: the call returns its id as soon as the question is "
+        "sent (progress says 'research'); get_answer returns the finished report as markdown "
+        "with its sources (used.research.sources), or the site's clarifying questions "
+        "(used.research.state 'questions'): ask again with research_answers to answer them. "
+        "Takes many minutes (default timeout 40 min).",
+    ),
+]
+ResearchAnswers = Annotated[
+    str | None,
+    Field(
+        description="With research: the answers to the site's clarifying questions, sent as "
+        "the next message only if it asks them.",
+    ),
+]
 Target = Annotated[
     str, Field(description="'chatgpt', 'gemini', or a tab id (a number) from the browser.")
 ]
@@ -206,6 +225,8 @@ def _ask_one(
         temporary: Temporary = False,
         effort: Effort = None,
         outputs_dir: OutputsDir = None,
+        research: Research = False,
+        research_answers: ResearchAnswers = None,
     ) -> CallToolResult:
         where = _where(conversation, project, gpt, gem, temporary)
         return await _ask(
@@ -219,6 +240,8 @@ def _ask_one(
             where,
             effort=effort,
             outputs_dir=outputs_dir,
+            research=research,
+            research_answers=research_answers,
         )
 
     async def ask_gemini(
@@ -236,6 +259,8 @@ def _ask_one(
         temporary: Temporary = False,
         deep_think: DeepThink = False,
         outputs_dir: OutputsDir = None,
+        research: Research = False,
+        research_answers: ResearchAnswers = None,
     ) -> CallToolResult:
         where = _where(conversation, project, gpt, gem, temporary)
         return await _ask(
@@ -249,6 +274,8 @@ def _ask_one(
             where,
             deep_think=deep_think,
             outputs_dir=outputs_dir,
+            research=research,
+            research_answers=research_answers,
         )
 
     async def _ask(
@@ -264,6 +291,8 @@ def _ask_one(
         effort: str | None = None,
         deep_think: bool = False,
         outputs_dir: str | None = None,
+        research: bool = False,
+        research_answers: str | None = None,
     ) -> CallToolResult:
         bridge = get_bridge()
         job = await bridge.start_job(
@@ -277,7 +306,11 @@ def _ask_one(
             effort=effort,
             deep_think=deep_think,
             outputs_dir=outputs_dir,
+            research=research,
+            research_answers=research_answers,
         )
+        if research:
+            return _job_result(await _wait_until_researching(bridge, job, max_wait, ctx))
         return _job_result(await _wait_for_job(bridge, job, max_wait, ctx))
 
     # ChatGPT's tool takes an effort, Gemini's Deep Think (docs/sites.md#effort).
@@ -515,6 +548,35 @@ async def _wait_for_job(bridge: Bridge, job: Job, max_wait: float, ctx: Context)
         raise
 
 
+async def _wait_until_researching(bridge: Bridge, job: Job, max_wait: float, ctx: Context) -> Job:
+    """A Deep Research job returned as soon as its question is sent with research on (its
+    progress says "research"), or sooner when it ends (a refusal such as
+    research_unavailable, with nothing sent), or after ``max_wait``. The job goes on: its
+    report is collected with get_answer (docs/sites.md#research)."""
+    sent = asyncio.Event()
+    report = _progress_reporter(ctx)
+
+    async def on_progress(progress: Progress) -> None:
+        if progress.phase == "research":
+            sent.set()
+        await report(progress)
+
+    waiting = asyncio.ensure_future(bridge.wait_job(job.id, max_wait, on_progress=on_progress))
+    gate = asyncio.ensure_future(sent.wait())
+    try:
+        await asyncio.wait({waiting, gate}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        bridge.cancel_job(job.id)
+        raise
+    finally:
+        gate.cancel()
+        if not waiting.done():
+            waiting.cancel()  # the wait only: the job runs on
+    if waiting.done() and not waiting.cancelled():
+        return waiting.result()
+    return await bridge.wait_job(job.id, 0)  # the record as it is now, its URL included
+
+
 def _job_error(job: Job) -> tuple[str, str]:
     error = job.error or {}
     return str(error.get("code", "bridge_error")), str(error.get("message", "(no message)"))
@@ -522,6 +584,13 @@ def _job_error(job: Job) -> tuple[str, str]:
 
 def _pending_text(job: Job) -> str:
     title = PROVIDER_TITLES[job.provider]
+    if job.research:
+        where = f" The conversation: {job.url}" if job.url else ""
+        return (
+            f"{title} Deep Research is running ({job.phase}, {job.elapsed_s():.0f} s); reports "
+            f'take many minutes. Call get_answer with job="{job.id}" to collect the report '
+            f"(call it again while it says it is running).{where}"
+        )
     chars = f", {job.chars} characters so far" if job.chars else ""
     where = f" The conversation: {job.url}" if job.url else ""
     return (

@@ -38,6 +38,7 @@ from bridge.providers.modes import choose_mode
 from bridge.providers.network_answer import answer_stream
 from bridge.providers.outputs import collect_outputs
 from bridge.providers.places import check_place, landed, resolve_place
+from bridge.providers.research import ResearchOutcome, choose_research, follow_research
 from bridge.providers.results import AskResult, Provider
 from bridge.providers.specs import AskOptions, ProviderSpec, provider_spec
 from bridge.providers.uploads import attach_files
@@ -45,7 +46,7 @@ from bridge.store.outputs import new_output_id, outputs_folder
 from bridge.store.state import StateStore
 from bridge.tasks import TaskSet
 
-__all__ = ["AskFlow", "connect_tab", "run_ask", "save_session"]
+__all__ = ["AskFlow", "connect_tab", "research_result", "run_ask", "save_session"]
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +129,11 @@ async def run_ask(
         ctx.used.deep_think = await choose_deep_think(ctx)
     else:
         ctx.used.deep_think = await deep_think_shown(ctx)
+    if options.research:
+        # Last of the choices, before files and text: not offered or not armed ends the ask
+        # with nothing typed (docs/sites.md#research).
+        await ctx.progress("research_setup")
+        ctx.used.research = await choose_research(ctx)
     if files:
         # Uploads first, and finished, so the send never races them (input_ms includes it).
         await ctx.progress("attach")
@@ -138,6 +144,8 @@ async def run_ask(
     t.input_ms = lap()
     await ctx.progress("send")
     await composer.wait_send_enabled(ctx)
+    users_before = ctx.initial_users
+    outcome: ResearchOutcome | None = None
     async with watch_page(ctx) as reports, _answer_stream(ctx, reports):
         detector = spec.new_detector(initial, time.monotonic(), flow.settings.timings)
         send_started = time.monotonic()
@@ -145,17 +153,27 @@ async def run_ask(
         t.send_ms = (time.monotonic() - send_started) * 1000
         async with _take_back_watch(ctx, reports):
             try:
-                verdict = await flow.completion(ctx, detector, reports, flow.settings)
+                if options.research:
+                    # The research's own wait: plan, clarifying questions, report.
+                    outcome = await follow_research(
+                        ctx, users_before, flow.inputs_for(spec), flow.send_methods
+                    )
+                else:
+                    verdict = await flow.completion(ctx, detector, reports, flow.settings)
             except asyncio.CancelledError:
                 # The caller gave up (an MCP client cancelled): stop the answer so the next
                 # ask finds the composer ready instead of a tab still generating.
                 await stop_answer(ctx)
                 raise
-            assert verdict.phase is Phase.DONE
-            choice = await extract(ctx)
-            # Generated images and files, once the answer is read (docs/sites.md#outputs).
-            saved = await collect_outputs(ctx, choice.text, _outputs_dir(store, options))
-            ctx.used.outputs = [item.to_dict() for item in saved]
+            if outcome is None:
+                assert verdict.phase is Phase.DONE
+                choice = await extract(ctx)
+                # Generated images and files, once the answer is read (docs/sites.md#outputs).
+                saved = await collect_outputs(ctx, choice.text, _outputs_dir(store, options))
+                ctx.used.outputs = [item.to_dict() for item in saved]
+    if outcome is not None:
+        t.wait_response_ms = lap()
+        return await research_result(ctx, provider, question, key, outcome)
     answer = choice.text
     t.wait_response_ms = lap()
     t.total_ms = (time.monotonic() - ctx.started) * 1000
@@ -191,6 +209,32 @@ def _outputs_dir(store: StateStore, options: AskOptions) -> Path:
     if options.outputs_dir is not None:
         return Path(options.outputs_dir)
     return outputs_folder(store.root, options.outputs_id or new_output_id(), None)
+
+
+async def research_result(
+    ctx: AskContext, provider: Provider, question: str, key: str, outcome: ResearchOutcome
+) -> AskResult:
+    """A research's result: the report (or the site's clarifying questions) as the answer,
+    ``used.completion`` "research:<state>", ``used.extraction`` where it was read."""
+    t = ctx.timings
+    t.total_ms = (time.monotonic() - ctx.started) * 1000
+    used = ctx.used
+    used.completion = f"research:{outcome.state}"
+    used.extraction = outcome.source
+    url = str(await ctx.tab.evaluate("location.href"))
+    result = AskResult(
+        provider=provider,
+        question=question,
+        answer=outcome.answer,
+        url=url,
+        timings=t,
+        used=used,
+        session_key=key,
+    )
+    if not ctx.options.temporary:
+        await save_session(ctx.store, key, provider, url, ctx.tab.tab_id)
+    await ctx.progress("done", len(outcome.answer))
+    return result
 
 
 @contextlib.asynccontextmanager

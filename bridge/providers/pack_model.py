@@ -508,6 +508,16 @@ class SelectorSet(_Section):
     deep_think_button: Selectors | None = None
     deep_think_item: Selectors | None = None
     deep_think_chip: Selectors | None = None
+    # Deep Research (docs/sites.md#research, bridge.providers.research).
+    research_button: Selectors | None = None
+    research_item: Selectors | None = None
+    research_pill: Selectors | None = None
+    research_frame: Selectors | None = None
+    research_start: Selectors | None = None
+    research_running: Selectors | None = None
+    research_done: Selectors | None = None
+    research_report: Selectors | None = None
+    research_sources: Selectors | None = None
     # Reading conversations (docs/sites.md#conversations).
     conversation_list: Selectors | None = None
     conversation_item: Selectors | None = None
@@ -547,6 +557,11 @@ class TextSet(_Section):
     effort_opener_labels: Texts | None = None
     deep_think_labels: Texts | None = None
     deep_think_pending: Texts | None = None
+    research_labels: Texts | None = None
+    research_pill_labels: Texts | None = None
+    research_start_labels: Texts | None = None
+    research_plan: Texts | None = None
+    research_running: Texts | None = None
 
     def entries(self) -> Mapping[str, Texts | Pattern]:
         return self._present()

@@ -94,6 +94,12 @@ class Used:
     #: What the answer generated, saved (docs/sites.md#outputs): each one's ``kind``
     #: ("image", "file"), saved ``name``, ``path``, ``bytes`` and ``mime``.
     outputs: list[dict[str, Any]] = field(default_factory=list)
+    #: Deep Research (docs/sites.md#research), empty when not asked for: ``state`` ("done":
+    #: the report is the answer; "questions": the site's clarifying questions are),
+    #: ``sources`` ([{title, url}] the report cites), ``started`` ("button": bridge pressed the
+    #: plan's start control; "countdown": the site started it by itself; "" before), and
+    #: ``answered`` (the person's answers to clarifying questions were sent).
+    research: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -179,5 +185,7 @@ class Progress:
 
     provider: Provider
     phase: str  # connect | input | send | waiting | thinking | streaming | extracting | done
+    # (Deep Research adds research_setup before the input and research while it runs:
+    # docs/sites.md#research)
     elapsed_s: float
     chars: int  # characters of the answer so far (0 until it streams)

@@ -45,7 +45,8 @@ from bridge.providers.completion_loop import Observations, feed, raise_failure, 
 from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
 from bridge.providers.extraction import extract
-from bridge.providers.flow import AskFlow, save_session
+from bridge.providers.flow import AskFlow, research_result, save_session
+from bridge.providers.research import follow_research, users_before_question
 from bridge.providers.results import AskResult, Provider
 from bridge.providers.specs import AskOptions, ProgressCallback, ProviderSpec, provider_spec
 from bridge.store.state import StateStore
@@ -144,16 +145,23 @@ async def resume_answer(
     flow: AskFlow | None = None,
     on_progress: ProgressCallback | None = None,
     on_tab: Callable[[CdpSession], None] | None = None,
+    research: bool = False,
+    research_answers: str | None = None,
 ) -> AskResult:
     """The answer to ``question`` read from its conversation (``url``, or the tab
     ``tab_id``), waiting at most ``timeout`` seconds (at least ``MIN_WATCH_S``) for one
-    still being written; a typed BridgeError otherwise."""
+    still being written; a typed BridgeError otherwise. A Deep Research job (``research``)
+    keeps waiting for its report instead (docs/sites.md#research)."""
     flow = flow or AskFlow()
     spec = provider_spec(provider, store.root)
     budget = max(timeout, scaled(MIN_WATCH_S))
-    ctx = AskContext(
-        browser, store, spec, question, key, AskOptions(timeout=budget, on_progress=on_progress)
+    options = AskOptions(
+        timeout=budget,
+        on_progress=on_progress,
+        research=research,
+        research_answers=research_answers,
     )
+    ctx = AskContext(browser, store, spec, question, key, options)
     deadline = ctx.started + budget
     await ctx.progress("connect")
     await _find_tab(ctx, url, tab_id)
@@ -161,6 +169,9 @@ async def resume_answer(
         on_tab(ctx.tab)
     ctx.timings.connect_ms = (time.monotonic() - ctx.started) * 1000
     await tab_step.keep_rendering(ctx)
+    if research:
+        await _ready(ctx, deadline)
+        return await resume_research(ctx, flow)
     waiting_from = time.monotonic()
     while True:
         await _ready(ctx, deadline)
@@ -205,6 +216,16 @@ async def resume_answer(
     await save_session(store, key, provider, here, ctx.tab.tab_id)
     await ctx.progress("done", len(result.answer))
     return result
+
+
+async def resume_research(ctx: AskContext, flow: AskFlow) -> AskResult:
+    """A Deep Research job picked up from its conversation: nothing is typed unless the site
+    asks clarifying questions and the job has the person's answers; the research's own wait
+    follows its report (bridge.providers.research), counting from the job's question."""
+    users_before = await users_before_question(ctx)
+    outcome = await follow_research(ctx, users_before, flow.inputs_for(ctx.spec), flow.send_methods)
+    ctx.timings.wait_response_ms = (time.monotonic() - ctx.started) * 1000
+    return await research_result(ctx, ctx.provider, ctx.question, ctx.key, outcome)
 
 
 # -- the steps -----------------------------------------------------------------------------

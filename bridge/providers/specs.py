@@ -257,3 +257,12 @@ class AskOptions:
     outputs_dir: str | None = None
     #: The folder name under ``<state dir>/outputs`` (a job's id); None makes a new one.
     outputs_id: str | None = None
+    #: Deep Research (docs/sites.md#research): started in the site's own control (ChatGPT's
+    #: composer "+" menu, Gemini's Tools) and confirmed armed before anything is typed; the
+    #: ask then waits for the finished report (markdown with its sources), which takes many
+    #: minutes (RESEARCH_TIMEOUT_S is the default wait).
+    research: bool = False
+    #: The person's answers to the site's clarifying questions, sent as the next message
+    #: only when given; without them a clarifying turn ends the ask with the site's
+    #: questions as the answer (``used.research["state"] == "questions"``).
+    research_answers: str | None = None

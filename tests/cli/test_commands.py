@@ -488,3 +488,26 @@ async def test_ask_saves_a_generated_image_where_told_and_prints_its_path(
     assert saved.read_bytes() == png(fakes.chatgpt.records[-1].id)
     assert f"saved image: {saved} (" in err
     assert str(saved) not in out
+
+
+async def test_ask_with_research_from_the_terminal(
+    fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
+) -> None:
+    """--research waits for the report and prints it with its sources; not offered: nothing
+    is sent (exit 1); misused flags are usage errors (docs/sites.md#research)."""
+    fakes.chatgpt.set_behaviour(Behaviour(research="offered"))
+    args = ["--provider", "chatgpt", *_launched(fake_sites, tmp_path)]
+    question = "Research the history of Python decorators."
+    code, out, err = await _run("ask", question, "--research", "--new-chat", *args)
+    assert code == 0, err
+    assert fakes.chatgpt.records[-1].research == "plan"
+    assert "## Sources" in out and "https://docs.example.org/" in out
+    asked = len(fakes.chatgpt.records)
+    fakes.chatgpt.set_behaviour(Behaviour(research="absent"))
+    code, _, err = await _run("ask", question, "--research", "--new-chat", *args)
+    assert code == 1 and "error [research_unavailable]" in err
+    assert len(fakes.chatgpt.records) == asked
+    code, _, err = await _run("ask", "q", "--research-answers", "x", *args)
+    assert code == 2 and "--research" in err
+    code, _, err = await _run("ask", "q", "--research", "--provider", "both")
+    assert code == 2 and "one site" in err

@@ -118,6 +118,10 @@ class Job(BaseModel):
     outputs_dir: str | None = None
     """The folder the caller named for generated images and files, checked and resolved
     (docs/sites.md#outputs); None: ``<state dir>/outputs/<job id>/``."""
+    research: bool = False
+    """Deep Research asked for (docs/sites.md#research): a resumed job waits for the report."""
+    research_answers: str | None = None
+    """The person's answers to the site's clarifying questions, if given."""
     owner: Owner = Field(default_factory=Owner)
     url: str | None = None
     """The conversation's URL, once known."""
@@ -176,6 +180,8 @@ class Job(BaseModel):
         effort: str | None = None,
         deep_think: bool = False,
         outputs_dir: str | None = None,
+        research: bool = False,
+        research_answers: str | None = None,
     ) -> Job:
         now = time.time()
         return cls(
@@ -196,6 +202,8 @@ class Job(BaseModel):
             effort=effort,
             deep_think=deep_think,
             outputs_dir=outputs_dir,
+            research=research,
+            research_answers=research_answers,
             owner=Owner.me(),
         )
 

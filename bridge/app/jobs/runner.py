@@ -60,6 +60,8 @@ class JobHost(Protocol):
         deep_think: bool = ...,
         outputs_dir: str | None = ...,
         outputs_id: str | None = ...,
+        research: bool = ...,
+        research_answers: str | None = ...,
     ) -> AskResult: ...
 
     async def collect_answer(
@@ -210,6 +212,8 @@ class JobRunner:
                 deep_think=job.deep_think,
                 outputs_dir=job.outputs_dir,
                 outputs_id=job.id,
+                research=job.research,
+                research_answers=job.research_answers,
             )
         except BridgeError as exc:
             await running.recorder.fail(exc.code, str(exc))

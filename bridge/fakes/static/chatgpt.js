@@ -42,6 +42,13 @@
     notFound: 'Unable to load conversation', // unevidenced
     addFiles: 'Add files', // unevidenced (the composer "+" [C1.13])
     removeFile: 'Remove file', // [C8.3] "Remove file" on an attachment chip
+    deepResearch: 'Deep research', // [C9.1] the "+" menu item, [C9.2] its composer pill
+    removeResearch: 'Deep research, click to remove', // unevidenced wording (CAB's JP [C9.2])
+    addPhotos: 'Add photos & files', // unevidenced (the "+" menu's upload item)
+    researchStart: 'Start', // [C9.6] PDX finds the plan's button by the text "start"
+    startsIn: (/** @type {number} */ s) => `Starting in ${s}s`, // unevidenced countdown text
+    researching: 'Researching', // [C9.7] a status-only running text
+    researchFrame: 'Deep research', // [C9.8] iframe[title*="deep research" i]
   };
   /** @type {typeof EN} */
   const JA = {
@@ -347,9 +354,69 @@
       type: 'button', id: 'composer-plus-btn', 'data-testid': 'composer-plus-btn',
       'aria-label': TEXT.addFiles,
     }, '+');
-    plus.addEventListener('click', (event) => { if (event.isTrusted) generic.click(); });
+    plus.addEventListener('click', (event) => {
+      if (!event.isTrusted) return; // [C1.13] synthetic clicks are ignored
+      if (config.research === 'absent') generic.click();
+      else toggleToolsMenu(plus, generic);
+    });
     return { plus, inputs: [generic, images] };
   }
+
+  // ---- Deep Research (docs/sites.md#research) ----------------------------------------------
+  // With Behaviour.research offered/disabled the "+" opens a menu [C9.1]: a popover
+  // `[data-radix-popper-content-wrapper]` holding `[role="menu"]` with a `[role="menuitemradio"]`
+  // "Deep research" (CAB 2025-10) beside the fake's own upload item. Choosing it (a trusted
+  // click, C9.1) arms the composer: a `button.__composer-pill` "Deep research" [C9.2 (a)],
+  // removed by a click on it; the next send carries the connector hint [C9.3] and disarms it.
+
+  let researchArmed = false;
+  /** @type {HTMLElement|null} */
+  let toolsMenu = null;
+  const researchSlot = el('div', {});
+
+  function closeToolsMenu() {
+    toolsMenu?.remove();
+    toolsMenu = null;
+  }
+
+  /** @param {HTMLElement} plus @param {HTMLInputElement} generic */
+  function toggleToolsMenu(plus, generic) {
+    if (toolsMenu) return closeToolsMenu();
+    const upload = el('div', { role: 'menuitem', tabindex: '-1' }, TEXT.addPhotos);
+    upload.addEventListener('click', () => { closeToolsMenu(); generic.click(); });
+    const research = el('div', {
+      role: 'menuitemradio', tabindex: '-1', 'aria-checked': String(researchArmed),
+      'aria-disabled': config.research === 'disabled' ? 'true' : null,
+    }, TEXT.deepResearch);
+    research.addEventListener('click', (event) => {
+      if (!event.isTrusted || config.research === 'disabled') return;
+      closeToolsMenu();
+      setResearch(true);
+    });
+    toolsMenu = el('div', { 'data-radix-popper-content-wrapper': '' },
+      el('div', { role: 'menu' }, upload, research));
+    const r = plus.getBoundingClientRect();
+    toolsMenu.style.position = 'fixed';
+    toolsMenu.style.left = `${r.left}px`;
+    document.body.append(toolsMenu);
+    // Above the "+", inside the viewport.
+    const height = toolsMenu.getBoundingClientRect().height;
+    const top = Math.max(4, Math.min(r.top - height - 4, window.innerHeight - height - 4));
+    toolsMenu.style.top = `${top}px`;
+    toolsMenu.style.zIndex = '50';
+  }
+
+  /** @param {boolean} on */
+  function setResearch(on) {
+    researchArmed = on;
+    if (!on) return researchSlot.replaceChildren();
+    const pill = el('button', {
+      type: 'button', class: '__composer-pill', 'aria-label': TEXT.removeResearch,
+    }, TEXT.deepResearch);
+    pill.addEventListener('click', () => setResearch(false));
+    researchSlot.replaceChildren(pill);
+  }
+  document.addEventListener('keydown', (event) => { if (event.key === 'Escape') closeToolsMenu(); });
 
   /**
    * The model picker [C8.1], as the unified "Intelligence" picker [C13.2]: the composer pill
@@ -506,7 +573,8 @@
     const attach = attachmentControls();
     const form = el('form', { 'data-type': 'unified-composer' }, // [C1.14]
       el('div', { id: 'composer-background' }, // [C1.14]
-        attach.plus, modePicker(), chips, fallback, input.element, el('div', {}, dictate, slot)),
+        attach.plus, modePicker(), researchSlot, chips, fallback, input.element,
+        el('div', {}, dictate, slot)),
       ...attach.inputs);
     form.addEventListener('submit', (event) => { event.preventDefault(); submit(); });
     composer = { input, submit: submitButton, speech, slot };
@@ -667,6 +735,12 @@
     };
     // The chosen effort tier's `thinking_effort` [C13.6].
     if (tier && tier.effort) request.thinking_effort = tier.effort;
+    // Deep Research armed: the connector hint [C9.3] (the `connector:` form of G2A/U89); the
+    // pill goes with the question.
+    if (researchArmed && !retry && !resume) {
+      request.system_hints = ['connector:connector_openai_deep_research'];
+      setResearch(false);
+    }
     if (conversationId) request.conversation_id = conversationId;
     if (!retry) request.messages[0].metadata.attachments = takeAttachments();
     try {
@@ -688,6 +762,7 @@
         showError(gen);
       } else {
         await readStream(gen, response);
+        if (response.headers.get('x-fake-research') === 'plan') researchPlan(gen, response);
       }
     } catch (error) {
       if (!gen.stopped) showError(gen);
@@ -969,6 +1044,52 @@
    * temporary chat's id never reaches the URL [C6.3]. */
   function showConversationUrl() {
     if (!temporary) history.pushState(null, '', `${gizmoPrefix}/c/${conversationId}`);
+  }
+
+  /**
+   * The research plan's controls under its turn [C9.6]: a "Start" button (PDX), or a
+   * countdown after which it starts by itself (OR); the start request and the wait for the
+   * report are the fake's own (docs/sites.md#facts-without-evidence). Running, the turn
+   * shows "Researching" [C9.7]; done, a "Deep research" iframe [C9.8] takes its place (the
+   * report itself is in the conversation JSON [C9.9], which the page does not render).
+   * @param {Generation} gen @param {Response} response
+   */
+  function researchPlan(gen, response) {
+    const message = gen.message;
+    if (!message || gen.stopped || gen.failed) return;
+    const questionId = gen.questionId;
+    const box = el('div', {});
+    message.append(box);
+    let started = false;
+    /** @param {string} how */
+    const start = async (how) => {
+      if (started) return;
+      started = true;
+      box.replaceChildren(el('div', {}, TEXT.researching));
+      await fetch('/backend-api/conversation/research/start', {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message_id: questionId, how }),
+      }).catch(() => {});
+      for (;;) {
+        const done = await fetch(`/__fake/research/${encodeURIComponent(questionId)}?timeout_ms=30000`)
+          .then((r) => r.json()).catch(() => null);
+        if (done && done.done) break;
+        if (!done) return;
+      }
+      box.replaceChildren(el('iframe', {
+        title: TEXT.researchFrame, src: 'about:blank', width: '600', height: '400',
+      }));
+    };
+    if (response.headers.get('x-fake-research-start') === 'countdown') {
+      const ms = Number(response.headers.get('x-fake-research-countdown-ms')) || 0;
+      const label = el('span', {}, TEXT.startsIn(Math.ceil(ms / 1000)));
+      box.append(label);
+      setTimeout(() => start('countdown'), ms); // the site's own countdown (C9.6)
+    } else {
+      const button = el('button', { type: 'button' }, TEXT.researchStart);
+      button.addEventListener('click', () => start('button'));
+      box.append(button);
+    }
   }
 
   /** The final state for a question: the submit slot back to idle, then report. */

@@ -43,6 +43,13 @@
     // The other tools of the same menu [G10.1], inert here.
     otherTools: ['Deep Research', 'Create image', 'Canvas', 'Guided Learning'],
     downloadImage: 'Download full size image', // [G12.3]
+    deepResearch: 'Deep Research', // [G11.1]
+    deselectDeepResearch: 'Deselect Deep Research', // [G11.1]
+    researchPlan: 'Research plan', // unevidenced (the widget's title text)
+    startResearch: 'Start research', // [G11.3]
+    researching: 'Researching…', // unevidenced
+    researchDone: "I've completed your research", // [G11.5]
+    exportMenu: 'Export menu', // [G11.7]
   };
   /** @type {typeof EN} */
   const JA = {
@@ -78,6 +85,9 @@
     (gemMatch ? gemMatch[2] : (/^\/app\/([^/]+)/.exec(location.pathname) || [])[1]) || null;
   let temporary = false; // the temporary-chat button's state [G13.1]
   let deepThink = false; // Deep Think chosen in the Tools menu [G10.1]
+  let deepResearch = false; // Deep Research chosen in the Tools menu [G11.1]
+  /** Redraws the Tools chips (set by toolsDrawer). */
+  let showChips = () => {};
   let requestCount = 0;
 
   /**
@@ -87,7 +97,7 @@
    *            view: InstanceType<typeof MarkdownView>, conversationId: string|null,
    *            latest: string, errorCode: number|null, shown: boolean,
    *            deepThink: boolean, placeholder: boolean, rolledBack: boolean,
-   *            images: any[]}} Generation
+   *            images: any[], deepResearch: boolean, research: string}} Generation
    */
   /** @type {Generation|null} */
   let generation = null;
@@ -521,7 +531,15 @@
         deepThink = false;
         show();
       });
-      chipSlot.replaceChildren(...(deepThink ? [chip] : []));
+      const research = el('button', {
+        type: 'button', class: 'toolbox-drawer-item-deselect-button',
+        'aria-label': TEXT.deselectDeepResearch,
+      }, TEXT.deepResearch);
+      research.addEventListener('click', () => {
+        deepResearch = false;
+        show();
+      });
+      chipSlot.replaceChildren(...(deepThink ? [chip] : []), ...(deepResearch ? [research] : []));
       composer?.editor.setAttribute('data-placeholder',
         deepThink ? TEXT.deepThinkPlaceholder : TEXT.placeholder);
     };
@@ -538,6 +556,18 @@
         class: 'toolbox-drawer-item',
       }, label);
       const items = TEXT.otherTools.map((label) => {
+        // Deep Research [G11.1] with Behaviour.research offered (or disabled); inert else.
+        if (label === TEXT.deepResearch && config.research !== 'absent') {
+          const research = item(label, deepResearch);
+          if (config.research === 'disabled') research.setAttribute('aria-disabled', 'true');
+          research.addEventListener('click', () => {
+            if (config.research === 'disabled') return;
+            deepResearch = !deepResearch;
+            show();
+            close();
+          });
+          return research;
+        }
         const other = item(label, false);
         other.addEventListener('click', close);
         return other;
@@ -564,6 +594,7 @@
     };
     button.addEventListener('click', () => (pane ? close() : open()));
     document.addEventListener('keydown', (event) => { if (event.key === 'Escape') close(); });
+    showChips = show;
     return [button, chipSlot];
   }
 
@@ -755,11 +786,14 @@
       xhr.setRequestHeader('x-goog-ext-525001261-jspb', JSON.stringify([1, null, null, null, `fake-${modeId}`]));
       // Deep Think on: the fake's own marker (no source documents the real wire flag).
       if (gen.deepThink) xhr.setRequestHeader('x-fake-deep-think', '1');
+      // Deep Research on: the fake's own marker (the real flags of G11.2 are not modelled).
+      if (gen.deepResearch) xhr.setRequestHeader('x-fake-deep-research', '1');
       xhr.addEventListener('readystatechange', () => {
         if (xhr.readyState === XMLHttpRequest.HEADERS_RECEIVED) {
           gen.questionId = xhr.getResponseHeader('x-fake-question-id') || '';
           gen.stuck = xhr.getResponseHeader('x-fake-state') === 'stuck'; // fake-only
           gen.rolledBack = xhr.getResponseHeader('x-fake-state') === 'rollback'; // fake-only
+          gen.research = xhr.getResponseHeader('x-fake-research') || ''; // fake-only
         }
       });
       xhr.addEventListener('progress', consume);
@@ -785,7 +819,12 @@
       response, content, message, footer, view, conversationId: null, latest: '',
       errorCode: null, shown: false, deepThink, placeholder: false, rolledBack: false,
       images: [],
+      deepResearch, research: '',
     };
+    if (deepResearch) {
+      deepResearch = false; // the chip goes with the question (the fake's reading)
+      showChips();
+    }
     view.onRender = () => rendered(gen);
     generation = gen;
     updateButtons();
@@ -817,6 +856,61 @@
     // The image can show before "Stop response" goes [G12.2].
     if (!gen.stopped && gen.images.length) await showImages(gen);
     finish(gen);
+    if (gen.research === 'plan' && !gen.stopped) researchPlan(gen);
+  }
+
+  // ---- Deep Research [G11.3–G11.6] ---------------------------------------------------------
+
+  /**
+   * The plan's `deep-research-confirmation-widget` with its `[data-test-id="title"]` and
+   * `[data-test-id="confirm-button"]` "Start research" [G11.3]. Started (the fake's own
+   * request), the reply shows `deep-research-processing-indicator` [G11.4]; done, the chat
+   * keeps "I've completed your research" and an `immersive-entry-chip`, the report opens in
+   * `immersive-panel > deep-research-immersive-panel` (title `h2.title-text`, body
+   * `message-content .markdown`, used sources `.source-list.used-sources browse-web-item
+   * a[data-test-id="browse-web-item-link"]`) and `[data-test-id="export-menu-button"]` shows
+   * [G11.5, G11.6]. The widget's and panel's wrappers are the fake's own.
+   * @param {Generation} gen
+   */
+  function researchPlan(gen) {
+    const questionId = gen.questionId;
+    const confirm = el('button', { type: 'button', 'data-test-id': 'confirm-button' },
+      TEXT.startResearch);
+    const widget = el('deep-research-confirmation-widget', {},
+      el('div', { 'data-test-id': 'title' }, TEXT.researchPlan), confirm);
+    gen.content.append(widget);
+    confirm.addEventListener('click', async () => {
+      widget.replaceWith(el('deep-research-processing-indicator', {}, TEXT.researching));
+      await fetch('/__fake/research/start', {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question_id: questionId }),
+      }).catch(() => {});
+      /** @type {any} */
+      let done = null;
+      for (;;) {
+        done = await fetch(`/__fake/research/${encodeURIComponent(questionId)}?timeout_ms=30000`)
+          .then((r) => r.json()).catch(() => null);
+        if (!done) return;
+        if (done.done) break;
+      }
+      gen.content.querySelector('deep-research-processing-indicator')?.remove();
+      gen.content.append(el('div', {}, TEXT.researchDone), el('immersive-entry-chip', {},
+        el('div', { class: 'card-title' }, TEXT.researchPlan)));
+      const body = el('div', { class: 'markdown markdown-main-panel' });
+      const view = new MarkdownView(body, FLAVOR, (v) => v.fill());
+      view.update(String(done.markdown || ''));
+      await view.settled();
+      const sources = (Array.isArray(done.sources) ? done.sources : []).map((/** @type {any} */ s) =>
+        el('browse-web-item', {}, el('a', {
+          'data-test-id': 'browse-web-item-link', href: String(s.url), target: '_blank',
+        }, el('span', { 'data-test-id': 'sub-title' }, String(s.title)))));
+      document.body.append(el('immersive-panel', {}, el('deep-research-immersive-panel', {},
+        el('div', {}, el('h2', { class: 'title-text' }, TEXT.researchPlan),
+          el('button', { type: 'button', 'data-test-id': 'export-menu-button',
+            'aria-label': TEXT.exportMenu }, svgIcon())),
+        el('message-content', {}, body),
+        el('div', { class: 'source-list used-sources' }, ...sources))));
+    });
   }
 
   /**

@@ -203,6 +203,11 @@ def _expect_checks(
     if expect.code_block:
         has_block = _FENCED_BLOCK.search(result.answer) is not None
         checks.append(Check("expect.codeBlock", has_block, has_block, True, provider))
+    if expect.research_sources is not None:
+        research = used.research
+        found = len(research.get("sources") or []) if research.get("state") == "done" else 0
+        need = expect.research_sources
+        checks.append(Check("expect.researchSources", found >= need, found, f">= {need}", provider))
     if expect.same_conversation:
         primed = run.primer.get(provider)
         before = primed.result if primed is not None else None

@@ -399,6 +399,8 @@ class Expect(_Model):
     of kind image, docs/sites.md#outputs)."""
     files: Count | None = None
     """How many generated files the answer must come back with, saved."""
+    research_sources: Count | None = None
+    """Deep Research finished with at least this many sources (``used.research``)."""
 
     @property
     def given(self) -> frozenset[str]:
@@ -450,6 +452,10 @@ class AskSettings(_Model):
     """ChatGPT's thinking effort, a tier by name ("high", "extended", "pro")."""
     deep_think: Flag = False
     """Gemini's Deep Think on before asking."""
+    research: Flag = False
+    """Deep Research (docs/sites.md#research): the report with its sources is the answer."""
+    research_answers: Text | None = None
+    """The answers to the site's clarifying questions, sent only if it asks them."""
 
 
 class FakeSite(_Model):

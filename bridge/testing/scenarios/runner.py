@@ -164,6 +164,8 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
             ("temporary", ask.temporary),
             ("effort", ask.effort),  # docs/sites.md#effort
             ("deep_think", ask.deep_think),
+            ("research", ask.research),  # docs/sites.md#research
+            ("research_answers", ask.research_answers),
         )
         if v
     }
@@ -217,7 +219,10 @@ def _evidence(site: SiteController, question: str, outcome: ProviderOutcome) -> 
     record = next((r for r in reversed(site.records) if r.text == question), None)
     if record is None:
         return FakeEvidence(received=False, sent_answer=None)
-    return FakeEvidence(received=True, sent_answer=record.answer if outcome.answered else None)
+    # A research's answer is its report (docs/sites.md#research), not what the site streamed
+    # (the plan): that record has nothing to compare.
+    streamed = outcome.answered and not record.research
+    return FakeEvidence(received=True, sent_answer=record.answer if streamed else None)
 
 
 @contextlib.asynccontextmanager
