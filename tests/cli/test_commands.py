@@ -473,7 +473,7 @@ async def test_ask_gemini_with_deep_think_from_the_terminal(
     assert len(fakes.gemini.records) == asked
 
 
-async def test_ask_saves_a_generated_image_where_told_and_prints_its_path(
+async def test_ask_saves_a_generated_image_where_told_and_a_refused_file_fails(
     fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
 ) -> None:
     """--outputs DIR: the image the answer generated is saved there; its path goes to stderr,
@@ -488,6 +488,12 @@ async def test_ask_saves_a_generated_image_where_told_and_prints_its_path(
     assert saved.read_bytes() == png(fakes.chatgpt.records[-1].id)
     assert f"saved image: {saved} (" in err
     assert str(saved) not in out
+    # A generated file the site refuses to hand over ends the ask with its name and why
+    # (docs/sites.md#outputs); nothing is written for it.
+    fakes.chatgpt.set_behaviour(Behaviour(files=("plot.csv",), download="refused"))
+    code, _, err = await _run("ask", "Plot it as a CSV.", *args)
+    assert code == 1 and "error [download_refused]" in err and "'plot.csv'" in err, err
+    assert [p.name for p in out_dir.iterdir()] == [saved.name]
 
 
 async def test_ask_with_research_from_the_terminal(
