@@ -145,7 +145,12 @@ def idle_browsers(pages: str) -> Iterator[IdleBrowsers]:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _start_idle_browsers(request: pytest.FixtureRequest) -> None:
+def _start_idle_browsers(
+    request: pytest.FixtureRequest,
+    private_runtime_dir: None,
+    private_trust_dir: None,
+    private_state_dir: None,
+) -> None:
     """Start the idle browsers with the session's first test when the session collected a
     test that needs them, so their idle time passes while the other tests run."""
     if any(item.name.startswith(IDLE_TEST) for item in request.session.items):

@@ -1603,6 +1603,7 @@
       } catch (e) {
         token = '';
       }
+      /** @type {Record<string, string>} */
       const headers = token ? { authorization: `Bearer ${token}` } : {};
       try {
         const r = await fetch(`/backend-api/conversation/${encodeURIComponent(id)}?include_widget_state=true`,

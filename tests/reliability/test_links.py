@@ -38,6 +38,7 @@ async def test_after_idling_the_next_command_answers_on_the_same_link(
     idle time has mostly passed while other tests ran: one browser per case, untouched
     until this command."""
     found = await idle_browsers.check(idle, pings)
+    assert not found.error, found.error
     assert found.title == "home"
     assert found.same_link, f"the link dropped while idle ({idle})"
 
