@@ -328,6 +328,8 @@ class Bridge:
         effort: str | None = None,
         deep_think: bool = False,
         outputs_dir: str | PathLike[str] | None = None,
+        research: bool = False,
+        research_answers: Mapping[Provider, str | None] | None = None,
     ) -> BothResult:
         """Ask every provider at once; each side's answer or error, never one hiding the other.
 
@@ -338,7 +340,9 @@ class Bridge:
         can show the first answer while the other side still works (``bridge ask``).
         Where (docs/sites.md#where): ``conversations`` each provider's conversation;
         ``project`` and ``gpt`` go to ChatGPT's side, ``gem`` to Gemini's; ``temporary`` to
-        both."""
+        both. ``research``: Deep Research on every side (docs/sites.md#research), each side's
+        own ``research_answers`` for its clarifying questions; a side that does not offer it
+        fails alone (``ResearchUnavailable``, nothing sent there) while the other reports."""
         started = time.monotonic()
         places: dict[Provider, Where] = {
             p: {
@@ -358,6 +362,10 @@ class Bridge:
             )
         if deep_think and "gemini" not in providers:
             raise ValueError("deep_think is Gemini's Deep Think: ask Gemini too, or leave it out")
+        answers: dict[Provider, str | None] = {
+            p: _check_research(research, (research_answers or {}).get(p), temporary)
+            for p in providers
+        }  # every side's research options checked before either side asks
         attachments = await self.read_files(files)
         folder = self.outputs_dir(outputs_dir)  # refused before either side asks
 
@@ -376,6 +384,8 @@ class Bridge:
                     effort=effort if provider == "chatgpt" else None,
                     deep_think=deep_think and provider == "gemini",
                     outputs_dir=folder,
+                    research=research,
+                    research_answers=answers[provider],
                 )
             except Exception as exc:
                 await _tell_done(on_done, provider, exc)

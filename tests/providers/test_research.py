@@ -189,3 +189,59 @@ async def test_misused_research_options_are_refused_before_any_browser_work(
     with pytest.raises(ValueError, match="research_answers is empty"):
         await bridge.ask("chatgpt", QUESTION, research=True, research_answers=" ")
     assert fakes.chatgpt.records == []
+
+
+# -- both sites at once (ask_both) ----------------------------------------------------------------
+
+
+async def test_both_sites_research_at_once_and_each_report_has_its_sources(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    fakes.chatgpt.set_behaviour(Behaviour(research="offered"))
+    fakes.gemini.set_behaviour(Behaviour(research="offered"))
+    both = await bridge.ask_both(QUESTION, new_chat=True, research=True, timeout=60)
+    assert both.errors == {}
+    for provider, site in (("chatgpt", fakes.chatgpt), ("gemini", fakes.gemini)):
+        [record] = site.records
+        assert record.research == "plan" and record.research_done_at is not None
+        used = both.results[provider].used  # type: ignore[index]
+        assert used.research["state"] == "done" and used.research["sources"]
+    _, sources = plain_report(QUESTION)
+    assert both.results["gemini"].used.research["sources"] == sources
+    assert "## Sources" in both.results["chatgpt"].answer
+
+
+async def test_a_site_without_deep_research_fails_alone_and_the_other_reports(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    """The refusing side sends nothing (ResearchUnavailable, as alone); the other side's
+    research runs to its report: one side's refusal never hides the other's answer."""
+    fakes.chatgpt.set_behaviour(Behaviour(research="offered"))
+    fakes.gemini.set_behaviour(Behaviour(research="absent"))
+    both = await bridge.ask_both(QUESTION, new_chat=True, research=True, timeout=60)
+    assert isinstance(both.errors["gemini"], ResearchUnavailable)
+    assert fakes.gemini.records == []
+    assert both.results["chatgpt"].used.research["state"] == "done"
+    assert fakes.chatgpt.records[-1].research_done_at is not None
+
+
+async def test_each_sites_research_answers_go_to_that_site_only(
+    bridge: Bridge, fakes: FakeSites
+) -> None:
+    fakes.chatgpt.set_behaviour(Behaviour(research="offered", research_clarify=True))
+    fakes.gemini.set_behaviour(Behaviour(research="offered"))
+    both = await bridge.ask_both(
+        QUESTION,
+        new_chat=True,
+        research=True,
+        research_answers={"chatgpt": "Focus on Python 3."},
+        timeout=60,
+    )
+    assert both.errors == {}
+    asked, answered = fakes.chatgpt.records
+    assert asked.research == "clarify" and answered.text == "Focus on Python 3."
+    assert both.results["chatgpt"].used.research["answered"] is True
+    assert len(fakes.gemini.records) == 1  # Gemini asked no questions, got no answers
+    assert both.results["chatgpt"].used.research["state"] == "done"
+    with pytest.raises(ValueError, match="research=True"):
+        await bridge.ask_both(QUESTION, research_answers={"gemini": "yes"})
