@@ -422,6 +422,12 @@ class Bridge:
         )
         resolve_place(provider_spec(provider, self.store.root), options)
 
+    def check_research(self, research: bool, answers: str | None, temporary: bool) -> str | None:
+        """A side's research options checked before any side asks (the both-sites MCP tool
+        starts one job per side: a refusal found at the second must not follow the first's
+        start); the answers as given, None for none (docs/sites.md#research)."""
+        return _check_research(research, answers, temporary)
+
     async def start_job(
         self,
         provider: Provider,

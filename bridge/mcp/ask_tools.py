@@ -353,12 +353,17 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
         chatgpt_effort: Effort = None,
         gemini_deep_think: DeepThink = False,
         outputs_dir: OutputsDir = None,
+        research: Research = False,
+        chatgpt_research_answers: ResearchAnswers = None,
+        gemini_research_answers: ResearchAnswers = None,
     ) -> CallToolResult:
         """Ask ChatGPT and Gemini at once (recommended default) and return both answers.
 
         Each side's answer or error is reported separately: one side failing never hides
         the other's answer. The call is an error only when both sides fail. A side not done
-        within max_wait seconds comes back as its job: collect it with get_answer.
+        within max_wait seconds comes back as its job: collect it with get_answer. With
+        research, each side comes back as its job as soon as its question is sent (a side
+        that does not offer Deep Research as its research_unavailable error, nothing sent).
         """
         bridge = get_bridge()
         started = asyncio.get_running_loop().time()
@@ -376,8 +381,10 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
             }
             for p in PROVIDER_ORDER
         }
+        answers = {"chatgpt": chatgpt_research_answers, "gemini": gemini_research_answers}
         for provider in PROVIDER_ORDER:  # both sides' forms, before either side asks
             bridge.check_where(provider, new_chat=new_chat, **where[provider])
+            bridge.check_research(research, answers[provider], temporary)
         jobs = [
             await bridge.start_job(
                 provider,
@@ -390,11 +397,15 @@ def _register_ask_both(server: MCPServer, get_bridge: Callable[[], Bridge]) -> N
                 effort=chatgpt_effort if provider == "chatgpt" else None,
                 deep_think=gemini_deep_think and provider == "gemini",
                 outputs_dir=folder,
+                research=research,
+                research_answers=answers[provider],
             )
             for provider in PROVIDER_ORDER
         ]
-        # One job per side: whichever is done comes back now, the other as its job.
-        ended = await asyncio.gather(*(_wait_for_job(bridge, j, max_wait, ctx) for j in jobs))
+        # One job per side: whichever is done comes back now, the other as its job; a
+        # research side as soon as its question is sent (docs/sites.md#research).
+        wait = _wait_until_researching if research else _wait_for_job
+        ended = await asyncio.gather(*(wait(bridge, j, max_wait, ctx) for j in jobs))
         parts = []
         generated: list[dict[str, Any]] = []
         data: dict[str, Any] = {

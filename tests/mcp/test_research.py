@@ -99,3 +99,33 @@ async def test_clarifying_questions_come_back_as_the_answer(
     assert not result.is_error, _text(result)
     assert (result.structured_content or {})["used"]["research"]["state"] == "questions"
     assert "Which period" in _text(result)
+
+
+async def test_both_sites_research_returns_a_job_per_site_and_a_refusal_for_the_other(
+    stdio_server: Client, fakes: FakeSites
+) -> None:
+    """ask_chatgpt_gemini_web with research: ChatGPT's side comes back as its job once its
+    question is sent; Gemini, without Deep Research, as its research_unavailable error with
+    nothing sent; the call is no error (one side still runs) and the report follows."""
+    fakes.chatgpt.set_behaviour(Behaviour(research="offered", research_ms=4000))
+    fakes.gemini.set_behaviour(Behaviour(research="absent"))
+    started = await stdio_server.call_tool(
+        "ask_chatgpt_gemini_web",
+        {
+            "question": QUESTION,
+            "new_chat": True,
+            "research": True,
+            "chatgpt_research_answers": "Focus on Python 3.",
+            "timeout": 120,
+        },
+    )
+    assert not started.is_error, _text(started)
+    data = started.structured_content or {}
+    assert data["gemini"]["error"]["code"] == "research_unavailable"
+    assert fakes.gemini.records == []
+    assert "ChatGPT Deep Research is running" in _text(started)
+    result = await stdio_server.call_tool("get_answer", {"job": data["chatgpt"]["job"], "wait": 55})
+    assert not result.is_error, _text(result)
+    used = (result.structured_content or {})["used"]
+    assert used["research"]["state"] == "done" and used["research"]["sources"]
+    assert fakes.chatgpt.records[-1].research == "plan"
