@@ -335,12 +335,11 @@ def check_effort_args(provider: str, effort: str | None, deep_think: bool) -> No
 def check_research_args(
     provider: str, research: bool, answers: str | None, temporary: bool
 ) -> None:
-    """``--research`` asks one site (docs/sites.md#research); ``--research-answers`` needs it;
-    neither goes with ``--temporary`` (the site refuses research there, SITE-FACTS C9.13)."""
+    """``--research-answers`` needs ``--research`` (with ``--provider both`` the same answers
+    go to whichever site asks questions: docs/sites.md#research); neither goes with
+    ``--temporary`` (the site refuses research there, SITE-FACTS C9.13)."""
     if answers is not None and not research:
         raise ValueError("--research-answers answers Deep Research's questions: add --research")
-    if research and provider == "both":
-        raise ValueError("--research asks one site: use --provider chatgpt or gemini")
     if research and temporary:
         raise ValueError("--research does not go with --temporary (no Deep Research there)")
     if answers is not None and not answers.strip():
@@ -443,6 +442,8 @@ async def _ask_and_print(
             gem=where["gemini"]["gem"],
             temporary=args.temporary,
             outputs_dir=args.outputs,
+            research=args.research,
+            research_answers=dict.fromkeys(PROVIDERS, args.research_answers),
         )
         if args.json:
             print(json.dumps(both.to_dict(), ensure_ascii=False, indent=2))

@@ -21,6 +21,7 @@ from websockets.asyncio.client import connect
 from bridge.fakes import FakeSites
 from bridge.fakes.behaviour import Behaviour
 from bridge.fakes.images import png
+from bridge.fakes.research import plain_report
 from bridge.link.registry import ENV_RUNTIME_DIR
 from tests.raw_cdp import raw_cdp
 
@@ -515,5 +516,17 @@ async def test_ask_with_research_from_the_terminal(
     assert len(fakes.chatgpt.records) == asked
     code, _, err = await _run("ask", "q", "--research-answers", "x", *args)
     assert code == 2 and "--research" in err
-    code, _, err = await _run("ask", "q", "--research", "--provider", "both")
-    assert code == 2 and "one site" in err
+    # Both sites at once: each report printed under its site, with its sources.
+    fakes.chatgpt.set_behaviour(Behaviour(research="offered"))
+    fakes.gemini.set_behaviour(Behaviour(research="offered"))
+    both = ["--provider", "both", *_launched(fake_sites, tmp_path)]
+    code, out, err = await _run("ask", question, "--research", "--new-chat", *both)
+    assert code == 0, err
+    assert fakes.chatgpt.records[-1].research == fakes.gemini.records[-1].research == "plan"
+    # Each side printed the moment it ends, whichever first: its own section.
+    parts = re.split(r"^## (chatgpt|gemini)$", out, flags=re.MULTILINE)[1:]
+    sections = dict(zip(parts[::2], parts[1::2], strict=True))
+    assert sorted(sections) == ["chatgpt", "gemini"] and "error [" not in out
+    assert "## Sources" in sections["chatgpt"]
+    _, gemini_sources = plain_report(question)
+    assert gemini_sources[-1]["url"] in sections["gemini"]
