@@ -7,7 +7,8 @@
   [--effort TIER] [--deep-think] [--launch]``: ask once and print the answer (``--json`` for
   the whole result); each ``--file`` goes with the question (docs/sites.md#attachments);
   ``--effort`` / ``--deep-think`` choose the thinking effort (docs/sites.md#effort);
-  ``--research`` [``--research-answers TEXT``] runs Deep Research (docs/sites.md#research).
+  ``--research`` [``--research-answers TEXT``] runs Deep Research (docs/sites.md#research),
+  on both sites at once with ``--provider both``.
 - ``python -m bridge relay [--launch] [--headless]``: run a relay, optionally with a
   launched Chromium, and report when the extension connects (until Ctrl-C).
 - ``python -m bridge cdp``: a DevTools endpoint for Playwright/Puppeteer.
