@@ -172,6 +172,8 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
     if ask.conversation is not None and scenario.provider != "both":
         where["conversation"] = ask.conversation
     if scenario.provider == "both":
+        if ask.research_answers:  # per site in ask_both: whichever site asks gets them
+            where["research_answers"] = dict.fromkeys(PROVIDERS, ask.research_answers)
         if ask.conversation is not None:  # the URL's site says whose conversation it is
             where["conversations"] = {
                 p: ask.conversation
