@@ -48,6 +48,7 @@ from bridge.providers.extraction import extract
 from bridge.providers.flow import AskFlow, outputs_dir_of, research_result, save_session
 from bridge.providers.outputs import collect_outputs
 from bridge.providers.research import follow_research, users_before_question
+from bridge.providers.research_resume import resume_page_research
 from bridge.providers.results import AskResult, Provider
 from bridge.providers.specs import AskOptions, ProgressCallback, ProviderSpec, provider_spec
 from bridge.store.state import StateStore
@@ -233,8 +234,13 @@ async def resume_research(ctx: AskContext, flow: AskFlow) -> AskResult:
     """A Deep Research job picked up from its conversation: nothing is typed unless the site
     asks clarifying questions and the job has the person's answers; the research's own wait
     follows its report (bridge.providers.research), counting from the job's question."""
-    users_before = await users_before_question(ctx)
-    outcome = await follow_research(ctx, users_before, flow.inputs_for(ctx.spec), flow.send_methods)
+    inputs, sends = flow.inputs_for(ctx.spec), flow.send_methods
+    if ctx.spec.pack.selectors.get("research_frame") is None:
+        # Gemini: the report is on the page only, in the panel or the reopened chat.
+        outcome = await resume_page_research(ctx, inputs, sends)
+    else:
+        users_before = await users_before_question(ctx)
+        outcome = await follow_research(ctx, users_before, inputs, sends)
     ctx.timings.wait_response_ms = (time.monotonic() - ctx.started) * 1000
     return await research_result(ctx, ctx.provider, ctx.question, ctx.key, outcome)
 
