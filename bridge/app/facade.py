@@ -546,6 +546,8 @@ class Bridge:
                     on_tab=on_tab,
                     research=job.research,
                     research_answers=job.research_answers,
+                    outputs_dir=job.outputs_dir,
+                    outputs_id=job.id,
                 )
         except BridgeError as exc:
             await self._record(job.provider, job.question, job.session_key, None, exc)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlsplit
 
@@ -29,6 +30,7 @@ from bridge.fakes.controller import QuestionRecord, SiteController
 from bridge.fakes.images import png
 from bridge.fakes.pages import common_routes, not_found_response, page_response
 from bridge.fakes.research import (
+    RESEARCH_DONE_NOTICE,
     RESEARCH_HEADER,
     plain_report,
     plan_text,
@@ -323,10 +325,16 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
             return JSONResponse({"error": "NOT_FOUND"}, status_code=404)
         # An answer still being written carries a third element, false: the page shows it
         # without its finished footer (how the real site shows one is not documented).
-        turns = [
+        turns: list[list[object]] = [
             [e.question, e.answer] if e.finished else [e.question, e.answer, False]
             for e in exchanges
         ]
+        # A finished research's turn carries, fourth, the messages after its plan: a reopened
+        # chat shows plan, completion notice and report as message-contents (G11.6), no panel.
+        for turn, exchange in zip(turns, exchanges, strict=True):
+            report = _reopened_research(controller, conversation_id, exchange.question)
+            if report is not None and len(turn) == 2:
+                turn.extend([True, [RESEARCH_DONE_NOTICE, report]])
         payload = [["wrb.fr", "hNvQHb", json.dumps(turns, ensure_ascii=False)]]
         return Response(
             GEMINI_PREFIX + frame(payload), media_type="application/json; charset=utf-8"
@@ -345,3 +353,19 @@ def gemini_app(controller: SiteController, live: Live) -> Router:
         *common_routes(controller, live),
     ]
     return Router(routes=routes)
+
+
+def _reopened_research(
+    controller: SiteController, conversation_id: str, question: str
+) -> str | None:
+    """The report of the finished research ``question`` started in the conversation, or None
+    (no research, or one not finished yet: a reopened chat then shows only its plan, which
+    is the fake's own choice; G11.6 says nothing of it)."""
+    now = time.time()
+    for record in reversed(controller.records):
+        if record.conversation_id == conversation_id and record.text == question:
+            done = record.research_done_at
+            if record.research == "plan" and done is not None and done <= now:
+                return plain_report(record.text)[0]
+            return None
+    return None

@@ -31,6 +31,7 @@ from bridge.fakes.streaming import Live
 __all__ = [
     "CLARIFY_TEXT",
     "CONNECTOR",
+    "RESEARCH_DONE_NOTICE",
     "RESEARCH_HEADER",
     "asks_research",
     "plain_report",
@@ -55,6 +56,8 @@ CLARIFY_TEXT = (
 #: Gemini: the fake page's own marker of a send with Deep Research on (the real wire flags of
 #: G11.2 are not modelled).
 RESEARCH_HEADER = "x-fake-deep-research"
+#: Gemini: the one line a finished research's turn keeps (G11.5).
+RESEARCH_DONE_NOTICE = "I've completed your research"
 _MARKERS = re.compile("\ue200[^\ue201]*\ue201")
 
 

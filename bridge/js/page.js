@@ -1582,6 +1582,23 @@
       }
       return { markdown: body ? containerText(site, body).trim() : '', sources };
     },
+    /**
+     * A research's messages as its reopened conversation shows them (selectors.research_reopened,
+     * G11.6: plan, completion notice, report), after the newest user turn (the question, or
+     * the person's answers to the clarifying questions) and outside the immersive panel
+     * (selectors.research_report): each one's ``markdown``, in page order.
+     */
+    researchReopened(p) {
+      const site = siteOf(p);
+      const S = site.pack.sel;
+      const question = last(all(S.user_message));
+      if (!question) return { texts: [] };
+      const after = (el) => !!(question.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+      const texts = all(S.research_reopened)
+        .filter((el) => after(el) && !matchesAny(el, S.research_report))
+        .map((el) => containerText(site, el).trim());
+      return { texts };
+    },
     /** The centre of the plan's start control for a trusted click; null when none. */
     researchStartTarget(p) {
       const el = api.researchStartControl(p);

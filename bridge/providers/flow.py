@@ -46,7 +46,14 @@ from bridge.store.outputs import new_output_id, outputs_folder
 from bridge.store.state import StateStore
 from bridge.tasks import TaskSet
 
-__all__ = ["AskFlow", "connect_tab", "research_result", "run_ask", "save_session"]
+__all__ = [
+    "AskFlow",
+    "connect_tab",
+    "outputs_dir_of",
+    "research_result",
+    "run_ask",
+    "save_session",
+]
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +176,7 @@ async def run_ask(
                 assert verdict.phase is Phase.DONE
                 choice = await extract(ctx)
                 # Generated images and files, once the answer is read (docs/sites.md#outputs).
-                saved = await collect_outputs(ctx, choice.text, _outputs_dir(store, options))
+                saved = await collect_outputs(ctx, choice.text, outputs_dir_of(store, options))
                 ctx.used.outputs = [item.to_dict() for item in saved]
     if outcome is not None:
         t.wait_response_ms = lap()
@@ -203,7 +210,7 @@ async def run_ask(
     return result
 
 
-def _outputs_dir(store: StateStore, options: AskOptions) -> Path:
+def outputs_dir_of(store: StateStore, options: AskOptions) -> Path:
     """Where this ask's outputs go: the folder the facade checked, else a new one of its
     own under the state directory (made only when something is saved)."""
     if options.outputs_dir is not None:

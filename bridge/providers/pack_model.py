@@ -518,6 +518,8 @@ class SelectorSet(_Section):
     research_done: Selectors | None = None
     research_report: Selectors | None = None
     research_sources: Selectors | None = None
+    #: A finished research's messages on its reopened conversation (no panel there).
+    research_reopened: Selectors | None = None
     # Reading conversations (docs/sites.md#conversations).
     conversation_list: Selectors | None = None
     conversation_item: Selectors | None = None

@@ -58,6 +58,7 @@ __all__ = [
     "ResearchOutcome",
     "choose_research",
     "follow_research",
+    "page_report",
     "users_before_question",
 ]
 
@@ -298,7 +299,7 @@ async def _finished(ctx: AskContext, look: PageLook, pressed: bool) -> ResearchO
         research["started"] = "button" if pressed else "countdown"
     widget = look.widget
     if widget is None:  # the page's own done signal (Gemini's export button, G11.5)
-        return await _page_report(ctx)
+        return await page_report(ctx)
     report: Report = report_markdown(widget)
     if not report.markdown.strip():
         await dump(ctx, "research completed without a report")
@@ -313,7 +314,7 @@ async def _finished(ctx: AskContext, look: PageLook, pressed: bool) -> ResearchO
     return ResearchOutcome(report.markdown, "done", "conversation_json", sources)
 
 
-async def _page_report(ctx: AskContext) -> ResearchOutcome:
+async def page_report(ctx: AskContext) -> ResearchOutcome:
     """The report as the page shows it (Gemini's immersive panel, G11.6): its markdown and
     cited sources, with a "Sources" list as for ChatGPT's."""
     shown = await ctx.page.call("researchReport", ctx.provider)

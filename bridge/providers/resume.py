@@ -45,8 +45,10 @@ from bridge.providers.completion_loop import Observations, feed, raise_failure, 
 from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
 from bridge.providers.extraction import extract
-from bridge.providers.flow import AskFlow, research_result, save_session
+from bridge.providers.flow import AskFlow, outputs_dir_of, research_result, save_session
+from bridge.providers.outputs import collect_outputs
 from bridge.providers.research import follow_research, users_before_question
+from bridge.providers.research_resume import resume_page_research
 from bridge.providers.results import AskResult, Provider
 from bridge.providers.specs import AskOptions, ProgressCallback, ProviderSpec, provider_spec
 from bridge.store.state import StateStore
@@ -147,11 +149,15 @@ async def resume_answer(
     on_tab: Callable[[CdpSession], None] | None = None,
     research: bool = False,
     research_answers: str | None = None,
+    outputs_dir: str | None = None,
+    outputs_id: str | None = None,
 ) -> AskResult:
     """The answer to ``question`` read from its conversation (``url``, or the tab
     ``tab_id``), waiting at most ``timeout`` seconds (at least ``MIN_WATCH_S``) for one
     still being written; a typed BridgeError otherwise. A Deep Research job (``research``)
-    keeps waiting for its report instead (docs/sites.md#research)."""
+    keeps waiting for its report instead (docs/sites.md#research). The answer's generated
+    images and files are saved as a live ask's are: in ``outputs_dir``, else
+    ``<state dir>/outputs/<outputs_id>/`` (docs/sites.md#outputs)."""
     flow = flow or AskFlow()
     spec = provider_spec(provider, store.root)
     budget = max(timeout, scaled(MIN_WATCH_S))
@@ -160,6 +166,8 @@ async def resume_answer(
         on_progress=on_progress,
         research=research,
         research_answers=research_answers,
+        outputs_dir=outputs_dir,
+        outputs_id=outputs_id,
     )
     ctx = AskContext(browser, store, spec, question, key, options)
     deadline = ctx.started + budget
@@ -190,6 +198,10 @@ async def resume_answer(
         await ctx.progress("waiting", 0)
         await ctx.tab.navigate(here, timeout=scaled(30.0))
     choice = await extract(ctx)
+    # The images and files the answer generated, as a live ask saves them: the process that
+    # asked died before it could, and they are the job's as much as its text is.
+    saved = await collect_outputs(ctx, choice.text, outputs_dir_of(store, options))
+    ctx.used.outputs = [item.to_dict() for item in saved]
     t, used = ctx.timings, ctx.used
     t.wait_response_ms = (time.monotonic() - waiting_from) * 1000
     t.total_ms = (time.monotonic() - ctx.started) * 1000
@@ -222,8 +234,13 @@ async def resume_research(ctx: AskContext, flow: AskFlow) -> AskResult:
     """A Deep Research job picked up from its conversation: nothing is typed unless the site
     asks clarifying questions and the job has the person's answers; the research's own wait
     follows its report (bridge.providers.research), counting from the job's question."""
-    users_before = await users_before_question(ctx)
-    outcome = await follow_research(ctx, users_before, flow.inputs_for(ctx.spec), flow.send_methods)
+    inputs, sends = flow.inputs_for(ctx.spec), flow.send_methods
+    if ctx.spec.pack.selectors.get("research_frame") is None:
+        # Gemini: the report is on the page only, in the panel or the reopened chat.
+        outcome = await resume_page_research(ctx, inputs, sends)
+    else:
+        users_before = await users_before_question(ctx)
+        outcome = await follow_research(ctx, users_before, inputs, sends)
     ctx.timings.wait_response_ms = (time.monotonic() - ctx.started) * 1000
     return await research_result(ctx, ctx.provider, ctx.question, ctx.key, outcome)
 

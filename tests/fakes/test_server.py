@@ -22,6 +22,7 @@ import pytest
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.chatgpt import ERROR_TEXT, RATE_LIMIT_TEXT, RETRY_AFTER_S
 from bridge.fakes.gemini import ERROR_CODE, HISTORY_PATH, RATE_LIMIT_CODE, STREAM_PATH
+from bridge.fakes.research import RESEARCH_DONE_NOTICE, plain_report
 from bridge.providers.conversations import chatgpt_conversation
 from bridge.providers.streams import chatgpt_answer as parse_chatgpt
 from bridge.providers.streams import gemini_answer as parse_gemini
@@ -515,6 +516,9 @@ def test_gemini_streams_length_prefixed_frames_of_the_whole_answer_so_far(
     assert parsed.conversation_id == f"c_{record.conversation_id}"
 
 
+QUESTION_FOR_RESEARCH = "Research the history of Python decorators."
+
+
 def test_gemini_keeps_each_conversation(fakes: FakeSites) -> None:
     gemini_answer(fakes, "first")
     conversation_id = fakes.gemini.records[0].conversation_id
@@ -533,6 +537,34 @@ def test_gemini_keeps_each_conversation(fakes: FakeSites) -> None:
     [frame] = gemini_frames(reply.text)
     turns = json.loads(frame[0][2])
     assert turns == [[r.text, r.answer] for r in fakes.gemini.records]
+
+
+def test_a_reopened_gemini_chat_shows_a_finished_research_as_plan_notice_and_report(
+    fakes: FakeSites,
+) -> None:
+    """G11.6: reopened later, a finished research's messages are the plan, the completion
+    notice and the report (the turn's fourth element); one still running shows its plan."""
+    gemini_answer(fakes, QUESTION_FOR_RESEARCH)
+    [record] = fakes.gemini.records
+    fakes.gemini.update_record(record.id, research="plan", research_started_at=time.time())
+
+    def turns() -> list[Any]:
+        call = [[["hNvQHb", json.dumps([f"c_{record.conversation_id}", 10]), None, "generic"]]]
+        reply = request(
+            fakes,
+            GEMINI,
+            "POST",
+            HISTORY_PATH + "?rpcids=hNvQHb",
+            "f.req=" + quote(json.dumps(call)),
+            "application/x-www-form-urlencoded",
+        )
+        [frame] = gemini_frames(reply.text)
+        return list(json.loads(frame[0][2]))
+
+    assert turns() == [[record.text, record.answer]]  # running: the plan only
+    fakes.gemini.update_record(record.id, research_done_at=time.time())
+    report, _ = plain_report(record.text)
+    assert turns() == [[record.text, record.answer, True, [RESEARCH_DONE_NOTICE, report]]]
 
 
 def wire_error(body: str) -> int:

@@ -11,6 +11,7 @@ collects the answer from the conversation URL the job recorded.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import os
@@ -29,6 +30,7 @@ from mcp import Client
 from bridge.app.facade import Bridge
 from bridge.app.jobs import Job
 from bridge.fakes import Behaviour, FakeSites, QuestionRecord, SiteController, answer_lines
+from bridge.fakes.images import png
 from tests.mcp.stdio import owned, stdio_server
 
 pytestmark = pytest.mark.e2e
@@ -160,7 +162,8 @@ async def test_an_answer_finished_while_no_server_ran_is_collected(
     fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
 ) -> None:
     fakes.chatgpt.time_scale = 0.03
-    fakes.chatgpt.queue(Behaviour(duration_ms=180_000))  # about 5 s here
+    # About 5 s here; with a generated image, which the new server saves (docs/sites.md#outputs).
+    fakes.chatgpt.queue(Behaviour(duration_ms=180_000, image=True))
     state = tmp_path / "state"
     async with stdio_server(fake_sites, state) as first:
         job = await _ask_long(first, fakes, max_wait=1)
@@ -174,6 +177,14 @@ async def test_an_answer_finished_while_no_server_ran_is_collected(
     assert _text(result) == finished.answer
     data = result.structured_content or {}
     assert data["used"]["completion"] == "resumed_finished"
+    # The image the dead server never saw: saved by the new one in the job's folder, and
+    # returned as image content as a live job's would be.
+    expected = png(finished.id)
+    [saved] = data["used"]["outputs"]
+    assert saved["kind"] == "image" and Path(saved["path"]).read_bytes() == expected
+    assert Path(saved["path"]).parent == state / "outputs" / job["job"]
+    [image] = [c for c in result.content if c.type == "image"]
+    assert base64.b64decode(image.data) == expected
     print(
         f"\nfake finished the answer -> get_answer returned it: "
         f"{returned_at - (finished.finished_at or 0):.3f} s (no server ran meanwhile; "

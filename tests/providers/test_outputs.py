@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bridge.app.facade import Bridge
+from bridge.app.jobs import Job
 from bridge.errors import OutputDownloadRefused, OutputsFolderRefused
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.gemini import image_token, original_image
@@ -109,6 +110,35 @@ async def test_a_generated_image_is_saved_after_its_skeleton_not_at_stop(
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert result.answer.startswith(record.answer.splitlines()[0])
     assert not [f for f in result.used.fallbacks if f.startswith("outputs:")]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("named", [False, True], ids=["state-dir", "outputs_dir"])
+async def test_a_job_picked_up_from_its_conversation_saves_its_image_in_the_jobs_folder(
+    bridge: Bridge, fakes: FakeSites, tmp_path: Path, named: bool
+) -> None:
+    """The asking process died before it saved anything; the process that picks the job up
+    (bridge.providers.resume) reads the answer from the conversation and saves its image in
+    the job's folder, as the asking process would have."""
+    fakes.chatgpt.queue(Behaviour(image=True))
+    question = "Draw a lighthouse at dusk."
+    asked = await bridge.ask("chatgpt", question, new_chat=True)
+    record = fakes.chatgpt.records[-1]
+    tab = await bridge.provider_tab("chatgpt")
+    await tab.navigate(asked.url, timeout=30)  # the page that asked is gone; its chat reopened
+    job = Job.new("chatgpt", question, bridge.session_key, 60)
+    job.url = asked.url
+    if named:
+        job.outputs_dir = str(tmp_path / "job-out")
+    result = await bridge.collect_answer(job, on_progress=lambda p: None, on_tab=lambda t: None)
+    assert len(fakes.chatgpt.records) == 1  # nothing asked again
+    assert result.used.completion == "resumed_finished"
+    [saved] = result.used.outputs
+    assert saved["kind"] == "image" and saved["mime"] == "image/png"
+    path = Path(saved["path"])
+    folder = tmp_path / "job-out" if named else bridge.store.root / "outputs" / job.id
+    assert path.parent == folder
+    assert path.read_bytes() == png(record.id)
 
 
 @pytest.mark.e2e

@@ -883,18 +883,8 @@
       const parts = content?.content_type === 'multimodal_text' && Array.isArray(content.parts)
         ? content.parts : [];
       for (const part of parts) {
-        if (part?.content_type !== 'image_asset_pointer') continue;
-        const fileId = String(part.asset_pointer || '').replace(/^sediment:\/\//, '');
-        const found = await fetch(`/backend-api/files/download/${encodeURIComponent(fileId)}?post_id=&inline=false`);
-        const described = await found.json();
-        if (described?.status !== 'success') continue;
-        const title = part.metadata?.dalle?.prompt || '';
-        const img = (blurred) => el('img', {
-          alt: `Generated image: ${title}`, src: described.download_url,
-          style: blurred ? 'filter: blur(16px)' : null,
-        });
-        images.push(el('div', { id: `image-${crypto.randomUUID()}`, class: 'group/imagegen-image' },
-          img(true), img(false)));
+        const stack = await imageStack(part);
+        if (stack) images.push(stack);
       }
     } catch (error) {
       // No image: the skeleton goes all the same, as a failed generation's does.
@@ -1185,6 +1175,57 @@
       turns.filter((t) => t !== null));
   }
 
+  /**
+   * One generated image as the page shows it [C10.5]: its pointer [C10.4] asked of the files
+   * API for a signed URL [C10.6], shown as a blurred and a sharp copy; null when refused.
+   * @param {any} part @returns {Promise<HTMLElement|null>}
+   */
+  async function imageStack(part) {
+    if (part?.content_type !== 'image_asset_pointer') return null;
+    const fileId = String(part.asset_pointer || '').replace(/^sediment:\/\//, '');
+    const found = await fetch(`/backend-api/files/download/${encodeURIComponent(fileId)}?post_id=&inline=false`);
+    const described = await found.json();
+    if (described?.status !== 'success') return null;
+    const title = part.metadata?.dalle?.prompt || '';
+    /** @param {boolean} blurred */
+    const img = (blurred) => el('img', {
+      alt: `Generated image: ${title}`, src: described.download_url,
+      style: blurred ? 'filter: blur(16px)' : null,
+    });
+    return el('div', { id: `image-${crypto.randomUUID()}`, class: 'group/imagegen-image' },
+      img(true), img(false));
+  }
+
+  /**
+   * A reopened conversation's generated images [C10.4, C10.5]: each image message
+   * (`multimodal_text` with `image_asset_pointer` parts) shown in the answer before it, as the
+   * live page shows it there once loaded. That a reopened page shows them at all is the fake's
+   * reading of C10.5 (the image in the answer's DOM), not a documented reload.
+   * @param {any} data
+   */
+  async function showHistoryImages(data) {
+    if (!isObject(data?.mapping) || typeof data.current_node !== 'string') return;
+    const chain = [];
+    let node = data.mapping[data.current_node];
+    while (isObject(node)) {
+      chain.unshift(node.message);
+      node = node.parent ? data.mapping[node.parent] : null;
+    }
+    let anchor = '';
+    for (const message of chain) {
+      if (!isObject(message) || message.author?.role !== 'assistant') continue;
+      const content = message.content;
+      if (content?.content_type === 'text' && typeof message.id === 'string') anchor = message.id;
+      if (content?.content_type !== 'multimodal_text' || !Array.isArray(content.parts)) continue;
+      const target = anchor ? thread.querySelector(`[data-message-id="${CSS.escape(anchor)}"]`) : null;
+      if (!target) continue;
+      for (const part of content.parts) {
+        const stack = await imageStack(part).catch(() => null);
+        if (stack) target.append(stack);
+      }
+    }
+  }
+
   /** @param {string} id */
   async function loadConversation(id) {
     let response = await fetch(`/backend-api/conversation/${encodeURIComponent(id)}`);
@@ -1193,7 +1234,8 @@
       thread.append(el('p', {}, TEXT.notFound));
       return;
     }
-    const turns = historyTurns(await response.json());
+    const data = await response.json();
+    const turns = historyTurns(data);
     // Rendered before any turn is shown, so the conversation appears whole, at once.
     const renderings = await Promise.all(turns.map((turn) =>
       turn.role === 'assistant' && !turn.inProgress ? renderMarkdown(turn.text, FLAVOR) : []));
@@ -1203,6 +1245,7 @@
       else if (inProgress) ask(question, false, true); // still being written: follow it
       else addHistoryAnswer(text, renderings[index], messageId);
     });
+    await showHistoryImages(data);
   }
 
   /** The sidebar's conversations, newest first [C5.2]: `a[data-testid="history-item-N"]`

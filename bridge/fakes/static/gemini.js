@@ -1031,6 +1031,11 @@
     // Rendered before any exchange is shown, so the conversation appears whole, at once.
     const renderings = await Promise.all(turns.map((turn) =>
       typeof turn[1] === 'string' ? renderMarkdown(turn[1], FLAVOR) : []));
+    /** @type {string[][]} a finished research's messages after its plan (fourth element) */
+    const laterTexts = turns.map((turn) =>
+      (Array.isArray(turn[3]) ? turn[3].filter((t) => typeof t === 'string') : []));
+    const laterRenderings = await Promise.all(laterTexts.map((texts) =>
+      Promise.all(texts.map((text) => renderMarkdown(text, FLAVOR)))));
     turns.forEach((turn, index) => {
       const exchange = addExchange(turn[0]);
       if (typeof turn[1] !== 'string') return;
@@ -1038,6 +1043,14 @@
       nameResponse(message, hexId());
       content.querySelector('[role="progressbar"]')?.remove();
       view.show(turn[1], renderings[index]);
+      // A finished research reopened [G11.6]: its completion notice and its report follow
+      // the plan as message-contents of their own (message-content[1], [2]), and no panel
+      // opens. That they sit in the plan's response is the fake's own choice.
+      laterTexts[index].forEach((text, at) => {
+        const markdown = el('div', { class: 'markdown' });
+        content.append(el('message-content', { class: 'model-response-text' }, markdown));
+        new MarkdownView(markdown, FLAVOR, (v) => v.fill()).show(text, laterRenderings[index][at]);
+      });
       // An answer the server is still writing comes with a third element, false: it has
       // no finished footer yet (how the real site shows one is not documented).
       if (turn[2] !== false) complete(footer, content);
