@@ -70,6 +70,8 @@ RESEARCH_TIMEOUT_S = 2400.0
 REREAD_FIRST_S = 1.0  # the first re-read without a page change
 REREAD_MAX_S = 30.0  # the longest pause between re-reads without a page change
 QUESTIONS_QUIET_S = 2.0  # a reply without research evidence must stay so this long
+START_RETRY_S = 3.0  # the start control still shown this long after a press: press again
+START_PRESSES = 3  # presses of the start control at most
 MENU_S = 8.0  # a click to the menu's (or the pill's) answer
 CONTROL_S = 5.0  # the control is drawn with the composer, ready by now
 _NEEDED = ("research_button", "research_item", "research_pill")
@@ -229,6 +231,7 @@ async def follow_research(
     deadline = time.monotonic() + ctx.options.timeout
     pause = scaled(REREAD_FIRST_S)
     pressed = False
+    presses, pressed_at = 0, 0.0
     seen_running = False
     # A reply without research evidence counts as the site's questions only once every look
     # for QUESTIONS_QUIET_S said so (G11.9: research may start without a confirm button,
@@ -244,11 +247,17 @@ async def follow_research(
         await ctx.progress("research")
         if step is Step.DONE:
             return await _finished(ctx, look, pressed)
-        if step is Step.PRESS_START and not pressed:
+        # The start control still shown a while after a press: the press did not take (a
+        # click that landed while the plan was still being laid out, on a busy machine), so
+        # it is pressed again, a few times at most; the control goes once the research starts.
+        may_press = not pressed or (
+            presses < START_PRESSES and time.monotonic() - pressed_at >= scaled(START_RETRY_S)
+        )
+        if step is Step.PRESS_START and may_press:
             target = await ctx.page.call("researchStartTarget", p)
             if target:
                 await trusted_click(ctx, target)
-                pressed = True
+                pressed, presses, pressed_at = True, presses + 1, time.monotonic()
                 pause = scaled(REREAD_FIRST_S)
                 continue
         if step is not Step.QUESTIONS:
