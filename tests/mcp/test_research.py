@@ -17,6 +17,7 @@ from mcp import Client
 
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.research import report_of
+from bridge.waiting import scaled
 from tests.mcp import stdio
 from tests.mcp.stdio import owned
 
@@ -56,7 +57,9 @@ async def test_a_research_is_a_job_with_progress_and_its_report_comes_from_get_a
     assert not started.is_error, _text(started)
     job = (started.structured_content or {})["job"]
     assert "Deep Research is running" in _text(started)
-    assert fakes.chatgpt.records[-1].research == "plan"  # sent with the connector hint (C9.3)
+    # The tool returns once the page sent the question; the fake server may record it a
+    # moment later (a busy run): wait for its record rather than read it at once.
+    await fakes.chatgpt.wait_for_record_async(lambda r: r.research == "plan", scaled(10.0))
     result = await stdio_server.call_tool(
         "get_answer", {"job": job, "wait": 55}, progress_callback=on_progress
     )
@@ -128,4 +131,4 @@ async def test_both_sites_research_returns_a_job_per_site_and_a_refusal_for_the_
     assert not result.is_error, _text(result)
     used = (result.structured_content or {})["used"]
     assert used["research"]["state"] == "done" and used["research"]["sources"]
-    assert fakes.chatgpt.records[-1].research == "plan"
+    await fakes.chatgpt.wait_for_record_async(lambda r: r.research == "plan", scaled(10.0))
