@@ -321,6 +321,8 @@ class Runtime:
         """Detach debuggers, stop the relay, stop a browser we launched. Idempotent, and
         safe after a start that failed half-way."""
         try:
+            if hasattr(self, "bridge"):
+                await self.bridge.tools.close()  # clients put back what they changed
             if hasattr(self, "browser"):
                 await self.browser.detach_all()
         finally:

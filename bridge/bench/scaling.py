@@ -458,7 +458,7 @@ async def snapshot_curves(
     finally:
         if tools.current is not None:
             await _close_quietly(runtime, tools.current)
-        runtime.bridge.tools.forget_client("scaling")
+        await runtime.bridge.tools.leave("scaling")
     return timing, sizing
 
 

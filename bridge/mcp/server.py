@@ -27,6 +27,7 @@ from bridge.tools.claude import NOT_CARRIED, ClaudeToolHub
 __all__ = [
     "CLAUDE_INSTRUCTIONS",
     "DEFAULT_GROUPS",
+    "GROUP_REGISTRARS",
     "INSTRUCTIONS",
     "TOOL_GROUPS",
     "build_claude_server",
@@ -62,7 +63,26 @@ browser_record_gif records actions as a GIF. Tools the extension cannot carry (a
 and Gemini, file uploads, dialogs, the dom group) say so in their error.
 """
 
-TOOL_GROUPS = ("ask", "browser", "dom")
+#: The tool groups of ``--tools``, in the order they are listed, each with what registers
+#: it on a server. Only ``DEFAULT_GROUPS`` are on unless asked for: the capability groups
+#: (dom, network, storage, …) each widen what a client may do to the person's browser.
+Registrar = Callable[[MCPServer, Callable[[], Bridge]], None]
+
+
+def _ask(server: MCPServer, get_bridge: Callable[[], Bridge]) -> None:
+    register_ask_tools(server, get_bridge)
+    if isinstance(server, ResourceServer):  # build_server's: the jobs and conversations too
+        register_resources(server, get_bridge)
+
+
+GROUP_REGISTRARS: dict[str, Registrar] = {
+    "ask": _ask,
+    "browser": lambda server, get_bridge: register_browser_tools(
+        server, lambda: get_bridge().tools
+    ),
+    "dom": lambda server, get_bridge: register_dom_tools(server, lambda: get_bridge().tools),
+}
+TOOL_GROUPS = tuple(GROUP_REGISTRARS)
 DEFAULT_GROUPS = ("ask", "browser")
 
 
@@ -91,13 +111,9 @@ def build_server(
     server = ResourceServer(
         "bridge", instructions=INSTRUCTIONS, version=__version__, **server_options
     )
-    if "ask" in groups:
-        register_ask_tools(server, get_bridge)
-        register_resources(server, get_bridge)
-    if "browser" in groups:
-        register_browser_tools(server, lambda: get_bridge().tools)
-    if "dom" in groups:
-        register_dom_tools(server, lambda: get_bridge().tools)
+    for name, register in GROUP_REGISTRARS.items():
+        if name in groups:
+            register(server, get_bridge)
     return server
 
 
@@ -122,6 +138,12 @@ def build_claude_server(
     def no_dom() -> ToolHub:
         raise NotOverClaudeExtension("the dom tools", NOT_CARRIED["dom tools"])
 
+    def not_carried(name: str) -> Callable[[], Bridge]:
+        def refuse() -> Bridge:
+            raise NotOverClaudeExtension(f"the {name} tools", NOT_CARRIED["capability tools"])
+
+        return refuse
+
     if "ask" in groups:
         register_ask_tools(server, no_asks)
     if "browser" in groups:
@@ -129,4 +151,8 @@ def build_claude_server(
         register_claude_tools(server, get_hub)
     if "dom" in groups:
         register_dom_tools(server, no_dom)
+    # The capability groups act through CDP sessions of bridge's own extension.
+    for name, register in GROUP_REGISTRARS.items():
+        if name not in ("ask", "browser", "dom") and name in groups:
+            register(server, not_carried(name))
     return server

@@ -66,8 +66,17 @@ class ToolHub:
             tools = self._clients[key] = BrowserTools(self, key)
         return tools
 
-    def forget_client(self, key: str) -> None:
-        self._clients.pop(key, None)
+    async def leave(self, key: str) -> None:
+        """Client ``key`` is gone: put back what it changed (``ToolClient.on_leave``) and
+        forget its current tab."""
+        tools = self._clients.pop(key, None)
+        if tools is not None:
+            await tools.leave()
+
+    async def close(self) -> None:
+        """Bridge is stopping: every client leaves, so the person's tabs are as they were."""
+        for key in list(self._clients):
+            await self.leave(key)
 
     async def state(self, tab_id: int) -> TabState:
         """The tab, attached and recording (attached on first use only)."""

@@ -63,6 +63,8 @@ NOT_CARRIED: Final = {
     "answers it (its own guidance: avoid triggering dialogs)",
     "dom tools": "they run bridge's page scripts through a CDP session; the extension runs "
     "only its own",
+    "capability tools": "they drive CDP domains (Fetch, Emulation, Tracing, Storage, …) that "
+    "only a CDP session of bridge's own extension reaches; the extension's tools expose none",
     "asking ChatGPT and Gemini": "an exact answer is read from the site's own answer stream, "
     "which the extension's tools cannot read (read_network_requests has no bodies), and "
     "completion is noticed from page events, which they do not deliver (only a fixed "

@@ -39,6 +39,12 @@ DOM = {
 ASK = {"ask_chatgpt_web", "ask_gemini_web", "ask_chatgpt_gemini_web", "take_cdp_snapshot",
        "get_page_dom", "get_answer", "list_jobs", "get_conversation",
        "list_conversations"}  # fmt: skip
+#: Every group of --tools and the tools it brings (a new group adds its line).
+GROUP_TOOLS: dict[str, set[str]] = {
+    "ask": ASK,
+    "browser": BROWSER,
+    "dom": DOM,
+}
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +70,9 @@ async def test_groups_select_the_tools(bridge: Bridge) -> None:
             return {t.name for t in (await client.list_tools()).tools}
 
     assert await names(parse_groups("ask,browser")) == ASK | BROWSER  # the default
-    assert await names(parse_groups("all")) == ASK | BROWSER | DOM
+    assert await names(parse_groups("all")) == set().union(*GROUP_TOOLS.values())
+    for group, expected in GROUP_TOOLS.items():
+        assert await names((group,)) == expected, group
     assert await names(parse_groups("browser")) == BROWSER
     with pytest.raises(ValueError, match="unknown tool group"):
         parse_groups("ask,web")

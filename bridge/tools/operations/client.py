@@ -42,6 +42,30 @@ class ToolClient:
         self.hub = hub
         self.client = client
         self.current: int | None = None
+        # What this client changed in the person's browser and must put back when it
+        # leaves (emulation, routes, …): newest first, each run once (``leave``).
+        self._undo: list[tuple[str, Callable[[], Awaitable[None]]]] = []
+
+    def on_leave(self, name: str, undo: Callable[[], Awaitable[None]]) -> None:
+        """Run ``undo`` when this client leaves (``ToolHub.leave``, bridge stopping). A
+        second registration under the same ``name`` replaces the first: a setting changed
+        twice is put back once."""
+        self._undo = [(n, u) for n, u in self._undo if n != name]
+        self._undo.append((name, undo))
+
+    def cancel_leave(self, name: str) -> None:
+        """Forget the undo registered as ``name`` (the client already put it back)."""
+        self._undo = [(n, u) for n, u in self._undo if n != name]
+
+    async def leave(self) -> None:
+        """Put back what this client changed, newest first. One undo that fails (its tab
+        closed meanwhile) does not keep the others from running."""
+        undo, self._undo = self._undo, []
+        for name, step in reversed(undo):
+            try:
+                await step()
+            except (BridgeError, OSError) as exc:
+                log.info("client %s: undoing %s failed: %s", self.client, name, exc)
 
     @property
     def timeout(self) -> float:
