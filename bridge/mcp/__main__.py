@@ -48,7 +48,13 @@ from bridge.mcp.auth import (
     needs_tls,
     security_settings,
 )
-from bridge.mcp.server import DEFAULT_GROUPS, build_claude_server, build_server, parse_groups
+from bridge.mcp.server import (
+    DEFAULT_GROUPS,
+    TOOL_GROUPS,
+    build_claude_server,
+    build_server,
+    selected_groups,
+)
 from bridge.signals import StopSignals
 from bridge.store.state import default_state_dir
 from bridge.tools.browsing import ToolSettings
@@ -93,7 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--tools",
         default=",".join(DEFAULT_GROUPS),
-        help="tool groups, comma-separated: ask, browser, dom, or all (default ask,browser)",
+        help=f"tool groups, comma-separated: {', '.join(TOOL_GROUPS)}, or all "
+        f"(default {','.join(DEFAULT_GROUPS)})",
+    )
+    g.add_argument(
+        "--caps",
+        default="",
+        help="capability groups to add to --tools, comma-separated (playwright-mcp's "
+        "option): e.g. --caps dom,pdf serves the default groups and those",
     )
     g.add_argument(
         "--action-timeout",
@@ -235,9 +248,9 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
     """Serve until stdin closes or a signal; ``demo`` holds the fake sites with ``--demo``
     (closed here before the process exits, since the end is ``os._exit``)."""
     try:
-        groups = parse_groups(args.tools)
+        groups = selected_groups(args.tools, args.caps)
     except ValueError as exc:
-        print(f"bridge: --tools: {exc}", file=sys.stderr)
+        print(f"bridge: --tools/--caps: {exc}", file=sys.stderr)
         return 2
     if args.link == "claude" and (args.launch or args.demo):
         print(

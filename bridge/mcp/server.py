@@ -33,6 +33,7 @@ __all__ = [
     "build_claude_server",
     "build_server",
     "parse_groups",
+    "selected_groups",
 ]
 
 INSTRUCTIONS = """\
@@ -98,6 +99,12 @@ def parse_groups(spec: str) -> tuple[str, ...]:
             f"{', '.join(TOOL_GROUPS)} or all, comma-separated"
         )
     return tuple(n for n in TOOL_GROUPS if n in names)
+
+
+def selected_groups(tools: str, caps: str = "") -> tuple[str, ...]:
+    """The groups of ``--tools`` and ``--caps`` together (``--caps pdf`` adds to the
+    defaults, as playwright-mcp's option does); ValueError as ``parse_groups``."""
+    return parse_groups(",".join(part for part in (tools, caps) if part.strip()))
 
 
 def build_server(

@@ -16,7 +16,7 @@ from mcp.client.stdio import stdio_client
 from mcp_types import Implementation
 
 from bridge.app.facade import Bridge
-from bridge.mcp.server import build_server, parse_groups
+from bridge.mcp.server import build_server, parse_groups, selected_groups
 from tests.tools.site import serve
 
 pytestmark = pytest.mark.e2e
@@ -76,6 +76,11 @@ async def test_groups_select_the_tools(bridge: Bridge) -> None:
     assert await names(parse_groups("browser")) == BROWSER
     with pytest.raises(ValueError, match="unknown tool group"):
         parse_groups("ask,web")
+    # --caps adds to --tools (playwright-mcp's option); a bad name is refused the same way.
+    assert selected_groups("ask,browser", "dom") == ("ask", "browser", "dom")
+    assert selected_groups("browser", "") == ("browser",)
+    with pytest.raises(ValueError, match="unknown tool group"):
+        selected_groups("ask,browser", "web")
     async with Client(build_server(lambda: bridge, groups=("browser",))) as client:
         for tool in (await client.list_tools()).tools:
             assert tool.description and len(tool.description) < 200, tool.name
