@@ -1,0 +1,187 @@
+"""The origin guard and read-only in real Chromium through the extension, played as an
+attacker would: a page that redirects, frames, fetches or opens its way to a blocked origin.
+
+One loopback server answers as two origins: http://127.0.0.1:PORT (allowed) and
+http://localhost:PORT (blocked). It logs every request with the host it was sent to, so a
+test asserts what matters: the blocked origin never heard of the request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import pytest_asyncio
+
+from bridge.cdp.browser import Browser
+from bridge.errors import BridgeError, OriginBlocked, ReadOnlyRefused
+from bridge.policy.guard import Guard
+from bridge.policy.origins import OriginPolicy
+from bridge.tools.browsing import BrowserTools, ToolHub
+from bridge.waiting import scaled, wait_for
+from tests.local_http import serve_http
+
+pytestmark = pytest.mark.e2e
+
+SEEN: list[tuple[str, str]] = []  # (Host header, path) of every request the server got
+
+PAGES = {
+    "/": "<!doctype html><title>home</title><button id=b onclick=\"this.textContent='hit'\">"
+    "press</button>",
+    "/api": "real",
+    "/frame": "<!doctype html><title>frame</title><iframe id=f src='{to}'></iframe>",
+    "/opener": "<!doctype html><title>opener</title><a id=a href='{to}' target=_blank>go</a>",
+}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        parts = urlsplit(self.path)
+        SEEN.append((self.headers.get("Host", ""), parts.path))
+        query = parse_qs(parts.query)
+        if parts.path == "/redirect":
+            self.send_response(302)
+            self.send_header("Location", query["to"][0])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = PAGES.get(parts.path, "not found").replace("{to}", query.get("to", [""])[0])
+        data = body.encode()
+        self.send_response(200 if parts.path in PAGES else 404)
+        self.send_header("Content-Type", "text/html" if body.startswith("<!") else "text/plain")
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def origins() -> Iterator[tuple[str, str]]:
+    """(allowed base URL, blocked base URL): one server, two origins."""
+    for url, port in serve_http(_Handler):
+        yield url, f"http://localhost:{port}"
+
+
+def blocked_heard(blocked: str) -> list[str]:
+    host = urlsplit(blocked).netloc
+    return [path for seen_host, path in SEEN if seen_host == host]
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def guarded(extension_link: Browser) -> AsyncIterator[Browser]:
+    """The session's browser with a guard the test sets; the guard is lifted after it."""
+    SEEN.clear()
+    yield extension_link
+    extension_link.guard = Guard()
+
+
+FETCH = """(url) => fetch(url).then(r => r.text(), e => 'failed: ' + e.message)"""
+
+
+async def fetch_from(tools: BrowserTools, url: str) -> str:
+    return str(await tools.evaluate(f"() => ({FETCH})({url!r})"))
+
+
+async def test_a_blocked_origin_is_neither_opened_nor_fetched(
+    guarded: Browser, tools: BrowserTools, origins: tuple[str, str]
+) -> None:
+    allowed, blocked = origins
+    guarded.guard = Guard(OriginPolicy.from_flags(None, blocked))
+    with pytest.raises(OriginBlocked, match="--blocked-origins"):
+        await tools.navigate(f"{blocked}/")
+    await tools.navigate(f"{allowed}/")
+    assert await fetch_from(tools, f"{allowed}/api") == "real"
+    assert (await fetch_from(tools, f"{blocked}/api")).startswith("failed:")
+    assert blocked_heard(blocked) == []
+
+
+async def test_an_allowed_list_blocks_every_other_origin(
+    guarded: Browser, tools: BrowserTools, origins: tuple[str, str]
+) -> None:
+    allowed, blocked = origins
+    guarded.guard = Guard(OriginPolicy.from_flags(allowed, None))
+    await tools.navigate(f"{allowed}/")
+    with pytest.raises(OriginBlocked, match="--allowed-origins"):
+        await tools.navigate(f"{blocked}/")
+    assert (await fetch_from(tools, f"{blocked}/api")).startswith("failed:")
+    assert blocked_heard(blocked) == []
+
+
+async def test_a_redirect_to_a_blocked_origin_is_blocked(
+    guarded: Browser, tools: BrowserTools, origins: tuple[str, str]
+) -> None:
+    allowed, blocked = origins
+    guarded.guard = Guard(OriginPolicy.from_flags(None, blocked))
+    await tools.navigate(f"{allowed}/")
+    hop = f"{allowed}/redirect?to={blocked}/api"
+    assert (await fetch_from(tools, hop)).startswith("failed:")  # a script's request
+    with pytest.raises(BridgeError, match="ERR_BLOCKED_BY_CLIENT"):
+        await tools.navigate(hop)  # and a document's: the page never gets there
+    assert ("/redirect" in [p for _, p in SEEN]) and blocked_heard(blocked) == []
+
+
+async def test_an_iframe_to_a_blocked_origin_is_blocked(
+    guarded: Browser, tools: BrowserTools, origins: tuple[str, str]
+) -> None:
+    allowed, blocked = origins
+    guarded.guard = Guard(OriginPolicy.from_flags(None, blocked))
+    await tools.navigate(f"{allowed}/frame?to={blocked}/")
+    interception = guarded.interceptions[tools.current or 0]
+
+    async def refused() -> None:
+        while not any(url.startswith(blocked) for url, _ in interception.blocked):
+            await asyncio.sleep(0)  # yields to the event loop, no fixed wait
+            await tools.evaluate("() => 0")
+
+    await wait_for(refused(), scaled(10.0), "the iframe's request to be refused")
+    assert blocked_heard(blocked) == []
+
+
+async def test_a_tab_the_page_opens_to_a_blocked_origin_is_closed(
+    guarded: Browser, tools: BrowserTools, origins: tuple[str, str]
+) -> None:
+    allowed, blocked = origins
+    guarded.guard = Guard(OriginPolicy.from_flags(None, blocked))
+    await tools.navigate(f"{allowed}/opener?to={blocked}/")
+    opened: list[int] = []
+
+    def created(params: dict[str, Any]) -> None:
+        if params.get("openerTabId") == tools.current:
+            opened.append(int(params["tabId"]))
+
+    guarded.tab_created_listeners.append(created)
+    try:
+        await tools.click("#a")
+
+        async def closed() -> None:
+            while not opened or opened[0] in {t.tab_id for t in await guarded.list_tabs()}:
+                await tools.evaluate("() => 0")
+
+        await wait_for(closed(), scaled(10.0), "the popup to be closed")
+    finally:
+        guarded.tab_created_listeners.remove(created)
+
+
+async def test_read_only_refuses_input_and_navigation_outside_the_allowed_list(
+    guarded: Browser, hub: ToolHub, tools: BrowserTools, origins: tuple[str, str]
+) -> None:
+    allowed, blocked = origins
+    await tools.navigate(f"{allowed}/")  # opened before: read-only reads tabs already there
+    guarded.guard = Guard(OriginPolicy.from_flags(allowed, None), read_only=True)
+    assert "press" in await tools.snapshot()
+    with pytest.raises(ReadOnlyRefused, match="--read-only"):
+        await tools.click("#b")
+    assert await tools.evaluate("() => document.getElementById('b').textContent") == "press"
+    await tools.navigate(f"{allowed}/?again")  # within the allowed list
+    with pytest.raises(OriginBlocked):
+        await tools.navigate(f"{blocked}/")
+    guarded.guard = Guard(read_only=True)  # no allowed list: no navigation at all
+    with pytest.raises(ReadOnlyRefused):
+        await tools.navigate(f"{allowed}/")
