@@ -24,6 +24,7 @@ from bridge.policy.origins import OriginPolicy
 from bridge.tools.browsing import BrowserTools, ToolHub
 from bridge.waiting import scaled, wait_for
 from tests.local_http import serve_http
+from tests.raw_cdp import raw_cdp
 
 pytestmark = pytest.mark.e2e
 
@@ -185,3 +186,36 @@ async def test_read_only_refuses_input_and_navigation_outside_the_allowed_list(
     guarded.guard = Guard(read_only=True)  # no allowed list: no navigation at all
     with pytest.raises(ReadOnlyRefused):
         await tools.navigate(f"{allowed}/")
+
+
+def _error(reply: dict[str, Any]) -> str:
+    assert "error" in reply, reply
+    return str(reply["error"].get("message", ""))
+
+
+async def test_the_devtools_endpoint_obeys_the_same_guard(
+    guarded: Browser, bridge_cdp_url: str, origins: tuple[str, str]
+) -> None:
+    """What Playwright would send, written by hand: the guard sits below the endpoint too."""
+    allowed, blocked = origins
+    guarded.guard = Guard(OriginPolicy.from_flags(allowed, None), read_only=True)
+    async with raw_cdp(bridge_cdp_url) as cdp:
+        refused = await cdp.call("Target.createTarget", {"url": f"{blocked}/"})
+        assert "--allowed-origins" in _error(refused)
+        created = await cdp.result("Target.createTarget", {"url": f"{allowed}/"})
+        attach = {"targetId": created["targetId"], "flatten": True}
+        page = (await cdp.result("Target.attachToTarget", attach))["sessionId"]
+        click = {"type": "mousePressed", "x": 10, "y": 10, "button": "left", "clickCount": 1}
+        assert "--read-only" in _error(await cdp.call("Input.dispatchMouseEvent", click, page))
+        navigate = await cdp.call("Page.navigate", {"url": f"{blocked}/"}, page)
+        assert "--allowed-origins" in _error(navigate)
+        # Its own Fetch would replace the guard's patterns (or end them): refused.
+        assert "intercepts" in _error(await cdp.call("Fetch.disable", {}, page))
+        fetched = await cdp.result(
+            "Runtime.evaluate",
+            {"expression": f"({FETCH})('{blocked}/api')", "awaitPromise": True},
+            page,
+        )
+        assert fetched["result"]["value"].startswith("failed:")
+        await cdp.call("Target.closeTarget", {"targetId": created["targetId"]})
+    assert blocked_heard(blocked) == []
