@@ -48,6 +48,7 @@ from bridge.mcp.auth import (
     needs_tls,
     security_settings,
 )
+from bridge.mcp.guard_rails import add_guard_arguments, guard_from_args, serve_reading_only
 from bridge.mcp.server import (
     DEFAULT_GROUPS,
     TOOL_GROUPS,
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--allow-file-urls", action="store_true", help="let browser tools open file: URLs"
     )
+    add_guard_arguments(p)
     p.add_argument("--verbose", action="store_true", help="log details to stderr")
     add_log_arguments(p)
     p.add_argument(
@@ -259,7 +261,20 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
             file=sys.stderr,
         )
         return 2
+    try:
+        guard = guard_from_args(args)
+    except ValueError as exc:
+        print(f"bridge: --allowed-origins/--blocked-origins: {exc}", file=sys.stderr)
+        return 2
+    if args.link == "claude" and guard.active:
+        print(
+            "bridge: --allowed-origins, --blocked-origins and --read-only are enforced on "
+            "bridge's own CDP sessions: they cannot hold over --link claude",
+            file=sys.stderr,
+        )
+        return 2
     options = options_from_args(args)
+    options.guard = guard
     if args.demo:
         refusal = refuse_demo_options(options)
         if refusal is not None:
@@ -337,6 +352,8 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
         flush=True,
     )
     server = build_server(lambda: runtime.bridge, groups=groups, **server_options)
+    if guard.read_only:
+        serve_reading_only(server)
 
     async def cleanup() -> None:
         # Unfinished jobs are let go, not failed as their tabs close: the sites finish those

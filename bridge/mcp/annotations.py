@@ -92,6 +92,11 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_find_by_text":           ToolHints("Find by text",               Y,   N,   Y,   Y),
     "browser_get_form_values":        ToolHints("Form values",                Y,   N,   Y,   Y),
     "browser_check_element_state":    ToolHints("Element state",              Y,   N,   Y,   Y),
+    # network group (off by default): this client's routes and offline, ended when it leaves
+    "browser_route":                  ToolHints("Mock network requests",      N,   N,   N,   Y),
+    "browser_route_list":             ToolHints("List network routes",        Y,   N,   Y,   Y),
+    "browser_unroute":                ToolHints("Remove network routes",      N,   N,   Y,   Y),
+    "browser_network_state_set":      ToolHints("Set network state",          N,   N,   Y,   Y),
 }
 # fmt: on
 

@@ -40,10 +40,12 @@ ASK = {"ask_chatgpt_web", "ask_gemini_web", "ask_chatgpt_gemini_web", "take_cdp_
        "get_page_dom", "get_answer", "list_jobs", "get_conversation",
        "list_conversations"}  # fmt: skip
 #: Every group of --tools and the tools it brings (a new group adds its line).
+NETWORK = {"browser_route", "browser_route_list", "browser_unroute", "browser_network_state_set"}
 GROUP_TOOLS: dict[str, set[str]] = {
     "ask": ASK,
     "browser": BROWSER,
     "dom": DOM,
+    "network": NETWORK,
 }
 
 
