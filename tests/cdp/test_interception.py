@@ -90,6 +90,18 @@ async def fetch_from(tools: BrowserTools, url: str) -> str:
     return str(await tools.evaluate(f"() => ({FETCH})({url!r})"))
 
 
+async def refused_by_guard(browser: Browser, tools: BrowserTools, blocked: str) -> None:
+    """Until the tab's interception has refused a request to ``blocked`` (bounded)."""
+    interception = browser.interceptions[tools.current or 0]
+
+    async def refused() -> None:
+        while not any(url.startswith(blocked) for url, _ in interception.blocked):
+            await asyncio.sleep(0)  # yields to the event loop, no fixed wait
+            await tools.evaluate("() => 0")
+
+    await wait_for(refused(), scaled(10.0), f"a request to {blocked} to be refused")
+
+
 async def test_a_blocked_origin_is_neither_opened_nor_fetched(
     guarded: Browser, tools: BrowserTools, origins: tuple[str, str]
 ) -> None:
@@ -134,14 +146,18 @@ async def test_an_iframe_to_a_blocked_origin_is_blocked(
     allowed, blocked = origins
     guarded.guard = Guard(OriginPolicy.from_flags(None, blocked))
     await tools.navigate(f"{allowed}/frame?to={blocked}/")
-    interception = guarded.interceptions[tools.current or 0]
+    await refused_by_guard(guarded, tools, blocked)
+    assert blocked_heard(blocked) == []
 
-    async def refused() -> None:
-        while not any(url.startswith(blocked) for url, _ in interception.blocked):
-            await asyncio.sleep(0)  # yields to the event loop, no fixed wait
-            await tools.evaluate("() => 0")
 
-    await wait_for(refused(), scaled(10.0), "the iframe's request to be refused")
+async def test_a_pages_own_navigation_to_a_blocked_origin_is_blocked(
+    guarded: Browser, tools: BrowserTools, origins: tuple[str, str]
+) -> None:
+    allowed, blocked = origins
+    guarded.guard = Guard(OriginPolicy.from_flags(None, blocked))
+    await tools.navigate(f"{allowed}/")
+    await tools.evaluate(f"() => {{ location.href = '{blocked}/'; }}")
+    await refused_by_guard(guarded, tools, blocked)
     assert blocked_heard(blocked) == []
 
 
