@@ -353,7 +353,7 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
     )
     server = build_server(lambda: runtime.bridge, groups=groups, **server_options)
     if guard.read_only:
-        serve_reading_only(server)
+        serve_reading_only(server, navigation=guard.origins.allowed is not None)
 
     async def cleanup() -> None:
         # Unfinished jobs are let go, not failed as their tabs close: the sites finish those

@@ -4,8 +4,8 @@
 The flags become one ``Guard`` (bridge.policy.guard) the runtime hands its ``Browser``: every
 tab's commands are checked below the tools, so the DevTools endpoint obeys them too. Under
 ``--read-only`` the server also serves only the tools whose annotations row says they read
-(``TOOL_HINTS``), and ``browser_navigate`` (which the guard holds to ``--allowed-origins``): a
-client is not offered what it would only be refused.
+(``TOOL_HINTS``), and with ``--allowed-origins`` ``browser_navigate`` (which the guard holds to
+that list): a client is not offered what it would only be refused.
 """
 
 from __future__ import annotations
@@ -55,10 +55,13 @@ def guard_from_args(args: argparse.Namespace) -> Guard:
     return Guard(origins, read_only=bool(args.read_only))
 
 
-def serve_reading_only(server: MCPServer) -> None:
+def serve_reading_only(server: MCPServer, *, navigation: bool = True) -> None:
     """Take every tool that acts off ``server`` (--read-only). Every tool has a row in
-    ``TOOL_HINTS`` (registration refuses one without), so the rows name them all."""
+    ``TOOL_HINTS`` (registration refuses one without), so the rows name them all.
+    ``navigation``: whether ``browser_navigate`` stays (it can only succeed within an allowed
+    list: without one, it would only be refused)."""
+    extras = READ_ONLY_EXTRAS if navigation else frozenset()
     for name, hints in TOOL_HINTS.items():
-        if not hints.read_only and name not in READ_ONLY_EXTRAS:
+        if not hints.read_only and name not in extras:
             with contextlib.suppress(ToolError):  # a group not served
                 server.remove_tool(name)

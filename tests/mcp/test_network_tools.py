@@ -74,3 +74,8 @@ async def test_read_only_serves_the_reading_tools_and_navigation_only(bridge: Br
         assert not served & {"browser_click", "browser_type", "browser_evaluate", "browser_route"}
         refused = await client.call_tool("browser_click", {"target": "#go"})
         assert refused.is_error
+    server = build_server(lambda: bridge, groups=("browser",))
+    serve_reading_only(server, navigation=False)  # no allowed list: it could go nowhere
+    async with Client(server) as client:
+        served = {t.name for t in (await client.list_tools()).tools}
+        assert "browser_snapshot" in served and "browser_navigate" not in served

@@ -79,3 +79,19 @@ async def test_a_tab_the_client_acts_on_later_gets_its_routes(
     assert await fetched(tools) == "200 mocked"
     other = await hub.browser.new_tab(f"{site}/fetch")
     assert await tools.evaluate(FETCH, tab=other.tab_id) == "200 mocked"
+
+
+async def test_a_closed_tab_leaves_nothing_behind(
+    tools: BrowserTools, hub: ToolHub, site: str
+) -> None:
+    await tools.navigate(f"{site}/fetch")
+    await tools.route(Route("**/api/*", body="mocked"))
+    tab = tools.current or 0
+    assert hub.browser.intercepting(tab)
+    interception = hub.browser.interceptions[tab]
+    await hub.browser.close_tab(tab)
+    assert tab not in hub.browser.interceptions and not interception.enabled
+    assert len(interception._tasks) == 0  # nothing left answering for the closed tab
+    tools.current = None
+    await tools.navigate(f"{site}/fetch")  # a new tab: the client's route is there too
+    assert await fetched(tools) == "200 mocked"
