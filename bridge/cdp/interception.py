@@ -9,7 +9,11 @@ A paused request never waits on anything but its answer: the decision is pure an
 a request no route matches goes on at once, and when the tab closes its session ends and
 Chrome lets go of whatever was paused (nothing here holds a request). Redirects are paused
 again at each hop, so a redirect to a blocked origin is blocked like a direct request; the
-document requests of the tab's frames are the tab's too.
+document requests of the tab's frames are the tab's too. An out-of-process iframe (or a
+worker) is a target of its own: its requests are paused on its child session, once someone
+auto-attached it (the tools' recorder does, and Playwright does), so it gets the same
+``Fetch`` as soon as it is announced: both attach children waiting for the debugger, and this
+listener, registered when the tab is attached, sends ``Fetch.enable`` before they let it run.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ log = logging.getLogger(__name__)
 
 #: Every request, paused before it is sent (the guard must see them all).
 _PATTERNS = [{"urlPattern": "*", "requestStage": "Request"}]
+#: Child targets with requests of their own (an out-of-process iframe, a worker).
+_CHILD_TYPES = frozenset({"iframe", "worker"})
 
 
 class TabInterception:
@@ -48,7 +54,14 @@ class TabInterception:
         self.blocked: deque[tuple[str, str]] = deque(maxlen=50)
         self._lock = asyncio.Lock()
         self._tasks = TaskSet(f"interception of tab {session.tab_id}", log)
-        self._unlisten = session.on("Fetch.requestPaused", self._paused)
+        #: Child sessions (out-of-process iframes, workers) someone auto-attached: each is its
+        #: own DevTools target, whose requests only its own Fetch domain sees.
+        self.children: dict[str, Callable[[], None]] = {}
+        self._unlisten = [
+            session.on("Fetch.requestPaused", self._paused),
+            session.on("Target.attachedToTarget", self._child_attached),
+            session.on("Target.detachedFromTarget", self._child_detached),
+        ]
         session.on_end(lambda _: self._ended())
 
     @property
@@ -79,11 +92,41 @@ class TabInterception:
             if self.needed and not self.enabled:
                 await self.session.send("Fetch.enable", {"patterns": _PATTERNS}, guarded=False)
                 self.enabled = True
+                for child in list(self.children):
+                    await self._child_fetch(child, enable=True)
             elif not self.needed and self.enabled:
                 self.enabled = False
                 await self.session.send("Fetch.disable", guarded=False)
+                for child in list(self.children):
+                    await self._child_fetch(child, enable=False)
 
-    def _paused(self, params: dict[str, Any]) -> None:
+    def _child_attached(self, params: dict[str, Any]) -> None:
+        child = params.get("sessionId")
+        kind = (params.get("targetInfo") or {}).get("type")
+        if not child or kind not in _CHILD_TYPES or child in self.children:
+            return
+        child = str(child)
+        self.children[child] = self.session.on(
+            "Fetch.requestPaused", lambda p: self._paused(p, child), session_id=child
+        )
+        if self.enabled:
+            self._tasks.spawn(self._child_fetch(child, enable=True))
+
+    def _child_detached(self, params: dict[str, Any]) -> None:
+        unlisten = self.children.pop(str(params.get("sessionId", "")), None)
+        if unlisten is not None:
+            unlisten()
+
+    async def _child_fetch(self, child: str, *, enable: bool) -> None:
+        method, params = (
+            ("Fetch.enable", {"patterns": _PATTERNS}) if enable else ("Fetch.disable", {})
+        )
+        try:
+            await self.session.send(method, params, session_id=child, guarded=False)
+        except BridgeError as exc:  # the frame went away meanwhile
+            log.debug("tab %s child %s: %s: %s", self.session.tab_id, child, method, exc)
+
+    def _paused(self, params: dict[str, Any], child: str | None = None) -> None:
         if not self.enabled:
             return  # a DevTools client's own Fetch (it answers its own requests)
         request = params.get("request") or {}
@@ -97,16 +140,20 @@ class TabInterception:
         if decision.kind == "block":
             self.blocked.append((str(request.get("url", "")), decision.reason))
             log.info("tab %s: blocked a request (%s)", self.session.tab_id, decision.reason)
-        self._tasks.spawn(self._answer(decision.method, decision.params))
+        self._tasks.spawn(self._answer(decision.method, decision.params, child))
 
-    async def _answer(self, method: str, params: dict[str, Any]) -> None:
+    async def _answer(self, method: str, params: dict[str, Any], child: str | None) -> None:
         try:
-            await self.session.send(method, params, guarded=False, timeout=scaled(10.0))
+            await self.session.send(
+                method, params, session_id=child, guarded=False, timeout=scaled(10.0)
+            )
         except BridgeError as exc:  # the tab closed, or Chrome already let the request go
             log.debug("tab %s: %s: %s", self.session.tab_id, method, exc)
 
     def _ended(self) -> None:
         """The tab is gone: Chrome holds no request of it any more; stop answering."""
         self.enabled = False
-        self._unlisten()
+        for unlisten in [*self._unlisten, *self.children.values()]:
+            unlisten()
+        self.children.clear()
         self._tasks.cancel()

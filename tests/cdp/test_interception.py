@@ -9,8 +9,9 @@ test asserts what matters: the blocked origin never heard of the request.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -35,6 +36,12 @@ PAGES = {
     "press</button>",
     "/api": "real",
     "/frame": "<!doctype html><title>frame</title><iframe id=f src='{to}'></iframe>",
+    "/oopif": "<!doctype html><title>oopif</title><script>window.ready = new Promise(r => "
+    "addEventListener('message', e => e.data === 'ready' && r()));</script>"
+    "<iframe id=f src='{to}'></iframe>",
+    "/fetcher": "<!doctype html><title>fetcher</title><script>addEventListener('message', e =>"
+    " fetch(e.data).then(r => r.text(), x => 'failed: ' + x.message)"
+    ".then(t => parent.postMessage(t, '*'))); parent.postMessage('ready', '*');</script>",
     "/opener": "<!doctype html><title>opener</title><a id=a href='{to}' target=_blank>go</a>",
 }
 
@@ -68,6 +75,19 @@ def origins() -> Iterator[tuple[str, str]]:
     """(allowed base URL, blocked base URL): one server, two origins."""
     for url, port in serve_http(_Handler):
         yield url, f"http://localhost:{port}"
+
+
+@pytest.fixture(scope="module")
+def third_site() -> Iterator[str]:
+    """A third site (127.0.0.2): an iframe from there is out of process in either origin."""
+    server = ThreadingHTTPServer(("127.0.0.2", 0), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.2:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def blocked_heard(blocked: str) -> list[str]:
@@ -158,6 +178,25 @@ async def test_a_pages_own_navigation_to_a_blocked_origin_is_blocked(
     await tools.navigate(f"{allowed}/")
     await tools.evaluate(f"() => {{ location.href = '{blocked}/'; }}")
     await refused_by_guard(guarded, tools, blocked)
+    assert blocked_heard(blocked) == []
+
+
+async def test_an_out_of_process_iframe_cannot_fetch_a_blocked_origin(
+    guarded: Browser, tools: BrowserTools, origins: tuple[str, str], third_site: str
+) -> None:
+    """The iframe is another process (its own DevTools target): its requests are not the
+    tab's Fetch domain but its child session's, which gets the guard's Fetch before the
+    iframe runs (it waits for the debugger: the recorder lets it go after)."""
+    allowed, blocked = origins
+    guarded.guard = Guard(OriginPolicy.from_flags(None, blocked))
+    await tools.navigate(f"{allowed}/oopif?to={third_site}/fetcher")
+    await tools.evaluate("() => window.ready")
+    asked = f"{blocked}/api"
+    got = await tools.evaluate(
+        "() => new Promise(r => { addEventListener('message', e => r(e.data), {once: true});"
+        f" document.getElementById('f').contentWindow.postMessage({asked!r}, '*'); }})"
+    )
+    assert str(got).startswith("failed:")
     assert blocked_heard(blocked) == []
 
 
