@@ -2,7 +2,9 @@
 
 A route matches URLs by a glob written as Playwright writes them (``page.route``), so
 patterns from playwright-mcp prompts work: ``**`` any characters, ``*`` any but ``/``,
-``{a,b}`` either, every other character itself (``?`` too: it is the query's mark). A route
+``{a,b}`` either, every other character itself (``?`` too: it is the query's mark). Matched
+by a small automaton in time linear in the URL, never a backtracking regular expression: the
+URL is the page's to choose, and a slow match would hold every paused request of the tab. A route
 either fulfils the request (status, body, content type, headers), fails it (abort), or lets
 it go on with headers added or removed.
 
@@ -13,58 +15,111 @@ first (``bridge.policy.origins``), then the routes, newest first, then on unchan
 from __future__ import annotations
 
 import base64
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
 from bridge.policy.origins import OriginPolicy
 
-__all__ = ["Decision", "Route", "decide", "glob_matches", "glob_to_regex", "parse_headers"]
+__all__ = ["MAX_ALTERNATIVES", "Decision", "Route", "decide", "glob_matches", "parse_headers"]
 
 
-def glob_to_regex(glob: str) -> str:
-    """The regular expression of a Playwright URL glob (anchored at both ends)."""
-    out: list[str] = ["^"]
-    in_group = False
-    i = 0
-    while i < len(glob):
-        c = glob[i]
-        if c == "*":
-            if glob.startswith("**", i):
-                # "**/" also matches no folder at all ("**/api" matches "/api" and "x/y/api").
-                if glob.startswith("**/", i):
-                    out.append("(?:.*/)?")
-                    i += 3
-                    continue
-                out.append(".*")
-                i += 2
-                continue
-            out.append("[^/]*")
-        elif c == "{" and not in_group:
-            in_group = True
-            out.append("(?:")
-        elif c == "}" and in_group:
-            in_group = False
-            out.append(")")
-        elif c == "," and in_group:
-            out.append("|")
-        else:
-            out.append(re.escape(c))
-        i += 1
-    if in_group:
-        raise ValueError(f"pattern {glob!r}: a '{{' is never closed")
-    out.append("$")
-    return "".join(out)
+#: At most this many patterns one glob's ``{a,b}`` groups expand to.
+MAX_ALTERNATIVES = 64
+
+Token = tuple[str, str]  # ("lit", char) | ("star", "") | ("any", "") | ("anyslash", "")
 
 
 @lru_cache(maxsize=256)
-def _compiled(glob: str) -> re.Pattern[str]:
-    return re.compile(glob_to_regex(glob), re.DOTALL)
+def _alternatives(glob: str) -> tuple[tuple[Token, ...], ...]:
+    """The glob as token lists, one per combination of its ``{a,b}`` choices. ValueError for
+    an unclosed group, or more combinations than ``MAX_ALTERNATIVES``."""
+    parts: list[list[list[Token]]] = []  # each part: its choices (a literal run: one choice)
+    i = 0
+    while i < len(glob):
+        c = glob[i]
+        if c == "{":
+            end = glob.find("}", i)
+            if end < 0:
+                raise ValueError(f"pattern {glob!r}: a '{{' is never closed")
+            parts.append([_tokens(choice) for choice in glob[i + 1 : end].split(",")])
+            i = end + 1
+            continue
+        j = i
+        while j < len(glob) and glob[j] != "{":
+            j += 1
+        parts.append([_tokens(glob[i:j])])
+        i = j
+    combos: list[list[Token]] = [[]]
+    for choices in parts:
+        combos = [combo + choice for combo in combos for choice in choices]
+        if len(combos) > MAX_ALTERNATIVES:
+            raise ValueError(f"pattern {glob!r}: more than {MAX_ALTERNATIVES} {{a,b}} choices")
+    return tuple(tuple(combo) for combo in combos)
+
+
+def _tokens(text: str) -> list[Token]:
+    out: list[Token] = []
+    i = 0
+    while i < len(text):
+        if text.startswith("**/", i):
+            out.append(("anyslash", ""))  # "**/" also matches no folder at all
+            i += 3
+        elif text.startswith("**", i):
+            out.append(("any", ""))
+            i += 2
+        elif text[i] == "*":
+            out.append(("star", ""))
+            i += 1
+        else:
+            out.append(("lit", text[i]))
+            i += 1
+    return out
+
+
+def _closure(tokens: tuple[Token, ...], states: set[tuple[int, bool]]) -> set[tuple[int, bool]]:
+    """Add the states reached without reading: a wildcard may match nothing."""
+    todo = list(states)
+    while todo:
+        i, inner = todo.pop()
+        if i < len(tokens) and not inner and tokens[i][0] != "lit" and (i + 1, False) not in states:
+            states.add((i + 1, False))
+            todo.append((i + 1, False))
+    return states
+
+
+def _matches(tokens: tuple[Token, ...], url: str) -> bool:
+    """Whether ``url`` is all of the token list: the states of its automaton, advanced one
+    character at a time (time linear in the URL: a page's long URL cannot stall the loop
+    that answers paused requests, as a backtracking regular expression could)."""
+    states = _closure(tokens, {(0, False)})
+    for ch in url:
+        after: set[tuple[int, bool]] = set()
+        for i, _inner in states:
+            if i == len(tokens):
+                continue
+            kind, lit = tokens[i]
+            if kind == "lit":
+                if ch == lit:
+                    after.add((i + 1, False))
+            elif kind == "star":
+                if ch != "/":
+                    after.add((i, False))
+            elif kind == "any":
+                after.add((i, False))
+            else:  # anyslash: inside its ".*", left by a "/"
+                after.add((i, True))
+                if ch == "/":
+                    after.add((i + 1, False))
+        if not after:
+            return False
+        states = _closure(tokens, after)
+    return (len(tokens), False) in states
 
 
 def glob_matches(glob: str, url: str) -> bool:
-    return _compiled(glob).match(url) is not None
+    """Whether ``url`` matches the Playwright URL glob (the whole of it)."""
+    return any(_matches(tokens, url) for tokens in _alternatives(glob))
 
 
 def parse_headers(lines: list[str] | None) -> dict[str, str]:
@@ -94,7 +149,7 @@ class Route:
     abort: bool = False
 
     def __post_init__(self) -> None:
-        _compiled(self.pattern)  # a bad pattern fails when the route is made, not per request
+        _alternatives(self.pattern)  # a bad pattern fails when the route is made, not later
         if self.status is not None and not 100 <= self.status <= 599:
             raise ValueError(f"status {self.status}: an HTTP status is 100 to 599")
 

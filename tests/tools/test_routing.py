@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import base64
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bridge.policy.origins import OriginPolicy
 from bridge.tools.routing import Route, decide, glob_matches, parse_headers
@@ -81,3 +84,40 @@ def test_the_guard_comes_before_any_route() -> None:
     assert (d.kind, d.params["errorReason"]) == ("block", "BlockedByClient")
     assert "--blocked-origins" in d.reason
     assert decide("r2", "https://fine.test/x", {}, guard, [route]).kind == "fulfill"
+
+
+def _reference(glob: str) -> re.Pattern[str]:
+    """The same glob as a (backtracking) regular expression: the oracle on small inputs."""
+    out = ""
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif glob.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif glob[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        else:
+            out, i = out + re.escape(glob[i]), i + 1
+    return re.compile(out, re.DOTALL)
+
+
+@given(
+    glob=st.text(alphabet="ab/*", max_size=8),
+    url=st.text(alphabet="ab/", max_size=12),
+)
+def test_the_automaton_agrees_with_the_regular_expression(glob: str, url: str) -> None:
+    assert glob_matches(glob, url) == bool(_reference(glob).fullmatch(url))
+
+
+def test_a_hostile_pattern_and_url_take_linear_time() -> None:
+    """A page's URL as long as it likes, a pattern made to backtrack: the answer still comes
+    (a backtracking regular expression would take until long after the request timed out)."""
+    url = "http://h/" + "a" * 20_000
+    assert not glob_matches("**a**a**a**a**a**a**a**a**b", url)
+    assert not glob_matches("*a*a*a*a*a*a*a*a*a*a*a*b", url)
+
+
+def test_alternatives_are_capped() -> None:
+    with pytest.raises(ValueError, match="choices"):
+        Route("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}")  # 128
