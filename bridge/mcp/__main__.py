@@ -117,6 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--allow-file-urls", action="store_true", help="let browser tools open file: URLs"
     )
+    g.add_argument(
+        "--codegen",
+        choices=("none", "python"),
+        default="none",
+        help="python: each browser action's result also carries its Playwright-for-Python "
+        "line (playwright-mcp's option; the testing group's browser_generate_test writes "
+        "them as a test)",
+    )
     p.add_argument("--verbose", action="store_true", help="log details to stderr")
     add_log_arguments(p)
     p.add_argument(
@@ -270,7 +278,10 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
     state_dir = options.state_dir or default_state_dir()
     options.state_dir = state_dir
     options.tool_settings = ToolSettings(
-        action_timeout=args.action_timeout, allow_file_urls=args.allow_file_urls
+        action_timeout=args.action_timeout,
+        allow_file_urls=args.allow_file_urls,
+        codegen=args.codegen,
+        record_code="testing" in groups,  # browser_generate_test writes what was recorded
     )
     options.cdp = True  # the DevTools endpoint for Playwright/Puppeteer, behind its own token
     runtime = Runtime(options)

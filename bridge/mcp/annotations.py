@@ -92,6 +92,13 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_find_by_text":           ToolHints("Find by text",               Y,   N,   Y,   Y),
     "browser_get_form_values":        ToolHints("Form values",                Y,   N,   Y,   Y),
     "browser_check_element_state":    ToolHints("Element state",              Y,   N,   Y,   Y),
+    # testing group (off by default): assertions, locators, a session written as a test
+    "browser_verify_element_visible": ToolHints("Verify element visible",     Y,   N,   Y,   Y),
+    "browser_verify_text_visible":    ToolHints("Verify text visible",        Y,   N,   Y,   Y),
+    "browser_verify_list_visible":    ToolHints("Verify list visible",        Y,   N,   Y,   Y),
+    "browser_verify_value":           ToolHints("Verify value",               Y,   N,   Y,   Y),
+    "browser_generate_locator":       ToolHints("Generate a locator",         Y,   N,   Y,   Y),
+    "browser_generate_test":          ToolHints("Generate a test file",       N,   N,   N,   Y),
 }
 # fmt: on
 

@@ -18,6 +18,7 @@ one base they share.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from bridge.cdp.browser import Browser
 from bridge.policy.files import FilePolicy
@@ -26,6 +27,7 @@ from bridge.tools.operations.client import DialogOpen, NoCurrentTab
 from bridge.tools.operations.navigation import Navigation
 from bridge.tools.operations.reading import Reading
 from bridge.tools.operations.tabs import TabOperations
+from bridge.tools.operations.testing import Testing
 from bridge.tools.recorder import TabRecorder
 from bridge.tools.targets import TabState
 
@@ -35,10 +37,15 @@ __all__ = ["BrowserTools", "DialogOpen", "NoCurrentTab", "ToolHub", "ToolSetting
 @dataclass(frozen=True)
 class ToolSettings:
     """The person's settings for the browser tools: how long an action waits for its
-    element, and whether file: URLs may be opened (--allow-file-urls)."""
+    element, and whether file: URLs may be opened (--allow-file-urls). ``codegen``
+    (--codegen python) adds each action's Playwright-for-Python line to its result;
+    ``record_code`` keeps those lines without showing them (the testing group's
+    browser_generate_test writes them)."""
 
     action_timeout: float = 5.0
     allow_file_urls: bool = False
+    codegen: Literal["none", "python"] = "none"
+    record_code: bool = False
 
 
 class ToolHub:
@@ -98,6 +105,6 @@ class ToolHub:
         return state
 
 
-class BrowserTools(TabOperations, Navigation, Reading, Acting):
+class BrowserTools(TabOperations, Navigation, Reading, Acting, Testing):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""
