@@ -31,7 +31,7 @@ from bridge.tools.codegen import CodeLog, Locator, LocatorSpec, Match, py_str
 def test_a_python_literal_reads_back_as_the_same_text(text: str) -> None:
     literal = py_str(text)
     assert literal.startswith('"') and literal.endswith('"')
-    assert "\n" not in literal and "\r" not in literal  # always one line of code
+    assert literal.isprintable()  # one line of code, no control or separator characters
     assert ast.literal_eval(literal) == text
 
 
