@@ -148,6 +148,17 @@ def _offer_claude_link(parser: argparse.ArgumentParser) -> None:
             )
 
 
+def tool_settings(args: argparse.Namespace, groups: tuple[str, ...]) -> ToolSettings:
+    """The browser tools' settings from the options; actions are recorded as Playwright
+    code with --codegen python or when the testing group (browser_generate_test) is served."""
+    return ToolSettings(
+        action_timeout=args.action_timeout,
+        allow_file_urls=args.allow_file_urls,
+        codegen=args.codegen,
+        record_code="testing" in groups,
+    )
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = build_parser()
     args = p.parse_args(argv)
@@ -277,12 +288,7 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
         print(f"bridge: {DEMO_NOTE}", file=sys.stderr, flush=True)
     state_dir = options.state_dir or default_state_dir()
     options.state_dir = state_dir
-    options.tool_settings = ToolSettings(
-        action_timeout=args.action_timeout,
-        allow_file_urls=args.allow_file_urls,
-        codegen=args.codegen,
-        record_code="testing" in groups,  # browser_generate_test writes what was recorded
-    )
+    options.tool_settings = tool_settings(args, groups)
     options.cdp = True  # the DevTools endpoint for Playwright/Puppeteer, behind its own token
     runtime = Runtime(options)
     server_options: dict[str, object] = {}

@@ -123,3 +123,16 @@ async def test_with_codegen_python_each_result_carries_its_line(hub: ToolHub, no
     assert f"- Playwright code:\n  {line}" in _text(typed)
     assert cast(dict[str, Any], typed.structured_content)["code"] == [line]
     assert _text(locator) == 'page.get_by_role("button", name="Save", exact=True)'
+
+
+def test_codegen_and_the_testing_group_turn_recording_on() -> None:
+    from bridge.mcp.__main__ import parse_args, tool_settings
+
+    plain = tool_settings(parse_args([]), ("ask", "browser"))
+    assert (plain.codegen, plain.record_code) == ("none", False)
+    shown = tool_settings(parse_args(["--codegen", "python"]), ("ask", "browser"))
+    assert shown.codegen == "python"
+    served = tool_settings(parse_args(["--caps", "testing"]), ("ask", "browser", "testing"))
+    assert (served.codegen, served.record_code) == ("none", True)
+    with pytest.raises(SystemExit):
+        parse_args(["--codegen", "typescript"])  # bridge writes Python only
