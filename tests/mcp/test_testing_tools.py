@@ -29,7 +29,9 @@ PAGE = """<!doctype html><title>Notes</title><h1>Notes</h1>
 <button id=save onclick="document.getElementById('out').textContent =
   'Saved ' + document.getElementById('title').value">{label}</button>
 <button>{label} draft</button>
-<p id=out></p>"""
+<p id=out></p>
+<button id=ask onclick="document.getElementById('answer').textContent =
+  'Answer: ' + (confirm('Sure?') ? 'yes' : 'no')">Ask</button><p id=answer></p>"""
 
 
 class _Notes(BaseHTTPRequestHandler):
@@ -81,18 +83,26 @@ async def test_a_generated_test_passes_then_fails_when_the_page_changes(
                 "browser_verify_element_visible", {"role": "button", "accessible_name": "Save"}
             )
         )
+        # Playwright dismisses a dialog nobody handles: the test must accept it as we did.
+        asked = await client.call_tool("browser_click", {"target": "#ask"})
+        assert "dialog is open" in _text(asked)
+        _text(await client.call_tool("browser_handle_dialog", {"accept": True}))
+        _text(await client.call_tool("browser_verify_text_visible", {"text": "Answer: yes"}))
         failed = await client.call_tool("browser_verify_text_visible", {"text": "Deleted"})
         assert failed.is_error and "[verification_failed]" in failed.content[0].text
         written = await client.call_tool("browser_generate_test", {"filename": "test_notes.py"})
     result = cast(dict[str, Any], written.structured_content)
     path = Path(result["path"])
     assert path == pytester.path / "test_notes.py"
-    assert result["content"].splitlines()[-5:] == [
+    assert result["content"].splitlines()[-8:] == [
         f'    page.goto("{notes}")',
         '    page.get_by_role("textbox", name="Title").fill("Hello")',
         '    page.get_by_role("button", name="Save", exact=True).click()',
         '    expect(page.get_by_text("Saved Hello")).to_be_visible()',
         '    expect(page.get_by_role("button", name="Save", exact=True)).to_be_visible()',
+        '    page.once("dialog", lambda dialog: dialog.accept())',
+        '    page.get_by_role("button", name="Ask").click()',
+        '    expect(page.get_by_text("Answer: yes")).to_be_visible()',
     ]
     assert "Deleted" not in result["content"]  # a failed verification is not recorded
 
