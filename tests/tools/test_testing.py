@@ -8,6 +8,7 @@ import ast
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -187,6 +188,15 @@ async def test_the_test_file_goes_only_under_an_allowed_folder(
     for hostile in ("../test_escape.py", "/etc/test_x.py", ".git/hooks/test_x.py"):
         with pytest.raises(PathNotAllowed):
             await recording.generate_test(hostile)
+    # What the page chose (its URL, its texts) cannot become code of the test.
+    await recording.navigate(notes + '?q="""%0Aimport os;os.system("id")#')
+    await recording.click("#odd")
+    hostile = await recording.generate_test("test_hostile.py")
+    tree = ast.parse(hostile["content"])
+    assert [type(n).__name__ for n in tree.body] == ["Expr", "ImportFrom", "FunctionDef"]
+    body = cast(ast.FunctionDef, tree.body[2]).body
+    assert all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) for s in body)
+    assert not any(isinstance(n, ast.Import) for n in ast.walk(tree))  # only inert text
     with pytest.raises(ValueError, match=r"ends with \.py"):
         await recording.generate_test("test_x.sh")
     assert not (tmp_path.parent / "test_escape.py").exists()
