@@ -109,7 +109,12 @@ async def test_a_generated_test_passes_then_fails_when_the_page_changes(
     def run() -> pytest.RunResult:
         # This session's relay answers on this loop while the test runs in its own process.
         return pytester.runpytest_subprocess(
-            str(path), "-p", "no:cacheprovider", "--bridge-cdp-url", bridge_cdp_url
+            str(path),
+            "-p",
+            "no:cacheprovider",
+            "--bridge-playwright",
+            "--bridge-cdp-url",
+            bridge_cdp_url,
         )
 
     (await asyncio.to_thread(run)).assert_outcomes(passed=1)
