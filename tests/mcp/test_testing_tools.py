@@ -30,6 +30,8 @@ PAGE = """<!doctype html><title>Notes</title><h1>Notes</h1>
   'Saved ' + document.getElementById('title').value">{label}</button>
 <button>{label} draft</button>
 <p id=out></p>
+<section><button onclick="this.textContent = 'Gone 1'">Remove</button></section>
+<section><button onclick="this.textContent = 'Gone 2'">Remove</button></section>
 <button id=ask onclick="document.getElementById('answer').textContent =
   'Answer: ' + (confirm('Sure?') ? 'yes' : 'no')">Ask</button><p id=answer></p>"""
 
@@ -83,6 +85,9 @@ async def test_a_generated_test_passes_then_fails_when_the_page_changes(
                 "browser_verify_element_visible", {"role": "button", "accessible_name": "Save"}
             )
         )
+        # Two buttons alike: the second one's locator (a CSS path) finds it under Playwright too.
+        await client.call_tool("browser_click", {"target": "section:nth-of-type(2) button"})
+        _text(await client.call_tool("browser_verify_text_visible", {"text": "Gone 2"}))
         # Playwright dismisses a dialog nobody handles: the test must accept it as we did.
         asked = await client.call_tool("browser_click", {"target": "#ask"})
         assert "dialog is open" in _text(asked)
@@ -94,12 +99,14 @@ async def test_a_generated_test_passes_then_fails_when_the_page_changes(
     result = cast(dict[str, Any], written.structured_content)
     path = Path(result["path"])
     assert path == pytester.path / "test_notes.py"
-    assert result["content"].splitlines()[-8:] == [
+    assert result["content"].splitlines()[-10:] == [
         f'    page.goto("{notes}")',
         '    page.get_by_role("textbox", name="Title").fill("Hello")',
         '    page.get_by_role("button", name="Save", exact=True).click()',
         '    expect(page.get_by_text("Saved Hello")).to_be_visible()',
         '    expect(page.get_by_role("button", name="Save", exact=True)).to_be_visible()',
+        '    page.locator("section:nth-of-type(2) > button").click()',
+        '    expect(page.get_by_text("Gone 2")).to_be_visible()',
         '    page.once("dialog", lambda dialog: dialog.accept())',
         '    page.get_by_role("button", name="Ask").click()',
         '    expect(page.get_by_text("Answer: yes")).to_be_visible()',
