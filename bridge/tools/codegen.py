@@ -24,6 +24,7 @@ __all__ = [
     "Locator",
     "LocatorSpec",
     "Match",
+    "aria_role",
     "candidates",
     "choose",
     "choose_visible",
@@ -108,6 +109,17 @@ class Locator:
         """``page.get_by_role("button", name="Save")``, with ``.first``/``.nth(i)`` if needed."""
         tail = "" if self.nth is None else ".first" if self.nth == 0 else f".nth({self.nth})"
         return f"{root}.{self.spec.render()}{tail}"
+
+
+#: Chrome's accessibility roles (what browser_snapshot shows) where ARIA's, which Playwright's
+#: get_by_role takes, differ.
+_CHROME_ROLES = {"image": "img"}
+
+
+def aria_role(role: str) -> str:
+    """The ARIA role for a role as the snapshot shows it (``image`` -> ``img``)."""
+    role = role.strip().lower()
+    return _CHROME_ROLES.get(role, role)
 
 
 def _usable(text: Any) -> str:

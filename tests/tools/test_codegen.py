@@ -113,6 +113,11 @@ def test_every_locator_kind_renders_as_playwright_python() -> None:
     assert code(LocatorSpec("role", "heading")) == 'page.get_by_role("heading")'
 
 
+def test_roles_as_the_snapshot_shows_them_become_aria_roles() -> None:
+    assert codegen.aria_role(" Image ") == "img"
+    assert codegen.aria_role("button") == "button"
+
+
 def test_action_lines() -> None:
     loc = 'page.get_by_role("button", name="Go")'
     assert codegen.click(loc) == f"{loc}.click()"

@@ -41,7 +41,7 @@ class Testing(ToolClient):
         self, role: str, accessible_name: str, tab: int | None = None
     ) -> dict[str, Any]:
         state = await self._state(tab)
-        role = role.strip().lower()
+        role = codegen.aria_role(role)
         if not role:
             raise ValueError("role must name an ARIA role, e.g. button, link, heading")
         specs = [
