@@ -32,6 +32,7 @@ NOTES = """<!doctype html><title>Notes</title>
 <section><button>Remove</button></section><section><button>Remove</button></section>
 <button id=alert onclick="alert('Sure?'); out.textContent = 'alerted'">Warn me</button>
 <button id=odd>Say "hi"\\ now</button>
+<input type=file id=file aria-label=Attachment>
 <p id=out></p>
 <p hidden>Secret text</p>
 <ul id=list><li>Apples</li><li>Pears</li></ul>
@@ -137,7 +138,9 @@ async def test_a_locator_finds_exactly_the_element(tools: BrowserTools, notes: s
     assert ast.literal_eval(call.keywords[0].value) == 'Say "hi"\\ now'
 
 
-async def test_each_action_carries_its_playwright_line(recording: BrowserTools, notes: str) -> None:
+async def test_each_action_carries_its_playwright_line(
+    recording: BrowserTools, notes: str, tmp_path: Path
+) -> None:
     report = await recording.navigate(notes)
     assert report.code == [f'page.goto("{notes}")']
     assert "- Playwright code:" in report.to_text() and report.to_dict()["code"] == report.code
@@ -150,6 +153,12 @@ async def test_each_action_carries_its_playwright_line(recording: BrowserTools, 
     await recording.press_key("Tab")
     await recording.click("#alert")
     await recording.handle_dialog(True)
+    await recording.hover("h1")
+    (tmp_path / "a.txt").write_text("a")
+    await recording.file_upload("#file", [str(tmp_path / "a.txt")])
+    await recording.navigate(notes + "?again")
+    await recording.go_back()
+    await recording.go_forward()
     assert recording.code_log.lines(recording.current or 0) == [
         f'page.goto("{notes}")',
         'page.get_by_role("textbox", name="Title").fill("Hi")',
@@ -160,6 +169,11 @@ async def test_each_action_carries_its_playwright_line(recording: BrowserTools, 
         # Playwright answers a dialog with a handler set before the action that opens it.
         'page.once("dialog", lambda dialog: dialog.accept())',
         'page.get_by_role("button", name="Warn me").click()',
+        'page.get_by_role("heading", name="Notes").hover()',
+        f'page.get_by_role("button", name="Attachment").set_input_files(["{tmp_path}/a.txt"])',
+        f'page.goto("{notes}?again")',
+        "page.go_back()",
+        "page.go_forward()",
     ]
 
 
@@ -200,3 +214,20 @@ async def test_the_test_file_goes_only_under_an_allowed_folder(
     with pytest.raises(ValueError, match=r"ends with \.py"):
         await recording.generate_test("test_x.sh")
     assert not (tmp_path.parent / "test_escape.py").exists()
+
+
+async def test_each_client_keeps_its_own_session(recording: BrowserTools, notes: str) -> None:
+    other = recording.hub.client("another agent")
+    await recording.navigate(notes)
+    await other.navigate(notes + "?other")
+    await other.click("#save")
+    mine = recording.code_log.tabs
+    theirs = other.code_log.tabs
+    assert list(mine.values()) == [[f'page.goto("{notes}")']]
+    assert list(theirs.values()) == [
+        [
+            f'page.goto("{notes}?other")',
+            'page.get_by_role("button", name="Save", exact=True).click()',
+        ]
+    ]
+    assert set(mine).isdisjoint(theirs)  # each in its own tab
