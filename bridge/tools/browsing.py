@@ -24,7 +24,9 @@ from bridge.policy.files import FilePolicy
 from bridge.tools.operations.acting import Acting
 from bridge.tools.operations.client import DialogOpen, NoCurrentTab
 from bridge.tools.operations.navigation import Navigation
+from bridge.tools.operations.pdf import Pdf
 from bridge.tools.operations.reading import Reading
+from bridge.tools.operations.storage import Storage
 from bridge.tools.operations.tabs import TabOperations
 from bridge.tools.recorder import TabRecorder
 from bridge.tools.targets import TabState
@@ -98,6 +100,6 @@ class ToolHub:
         return state
 
 
-class BrowserTools(TabOperations, Navigation, Reading, Acting):
+class BrowserTools(TabOperations, Navigation, Reading, Acting, Storage, Pdf):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""
