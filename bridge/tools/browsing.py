@@ -37,10 +37,13 @@ __all__ = ["BrowserTools", "DialogOpen", "NoCurrentTab", "ToolHub", "ToolSetting
 @dataclass(frozen=True)
 class ToolSettings:
     """The person's settings for the browser tools: how long an action waits for its
-    element, and whether file: URLs may be opened (--allow-file-urls)."""
+    element, whether file: URLs may be opened (--allow-file-urls), and whether each client's
+    tabs are gathered in a tab group of its own."""
 
     action_timeout: float = 5.0
     allow_file_urls: bool = False
+    #: Each client's tabs in a Chrome tab group named after it (``ToolClient._group``).
+    tab_groups: bool = True
 
 
 class ToolHub:
