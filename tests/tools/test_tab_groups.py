@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from bridge.cdp.direct import DirectCdp
-from bridge.tools.browsing import ToolHub
+from bridge.mcp.__main__ import parse_args
+from bridge.tools.browsing import ToolHub, ToolSettings
 from bridge.tools.tab_groups import GROUP_COLORS, group_color, group_title
 from tests.extension_worker import in_worker
 
@@ -86,6 +87,18 @@ async def test_provider_tabs_are_not_grouped(
         assert await _group_of(direct_cdp, session.tab_id) is None
     finally:
         hub.browser.claims.pop(session.tab_id, None)
+
+
+async def test_no_groups_when_the_person_turned_them_off(
+    hub: ToolHub, site: str, direct_cdp: DirectCdp
+) -> None:
+    assert parse_args(["--no-tab-groups"]).no_tab_groups
+    assert not parse_args([]).no_tab_groups
+    hub.settings = ToolSettings(tab_groups=False)  # what --no-tab-groups sets
+    client = hub.client("client:agent-five@1")
+    await client.navigate(site + "/form")
+    assert client.current is not None
+    assert await _group_of(direct_cdp, client.current) is None
 
 
 @pytest.mark.parametrize(
