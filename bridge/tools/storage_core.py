@@ -215,13 +215,17 @@ def parse_state(data: bytes, page: PageOrigin) -> StateEntries:
             foreign.append(f"cookie {name!r} of domain {domain!r}")
             continue
         same_site = entry.get("sameSite")
+        # Playwright writes a host-only cookie with the bare host as its domain; set with a
+        # domain it would become a domain cookie, sent to every subdomain too: keep it the
+        # host's alone.
+        host_only = not domain.startswith(".") and domain.lower() == page.host
         try:
             cookies.append(
                 cookie_set_params(
                     page,
                     name=name,
                     value=_text(entry, "value", where),
-                    domain=domain,
+                    domain=None if host_only else domain,
                     path=entry.get("path") if isinstance(entry.get("path"), str) else None,
                     expires=_number(entry.get("expires")),
                     http_only=bool(entry.get("httpOnly", False)),

@@ -98,6 +98,9 @@ def test_a_state_of_the_current_origin_loads_and_round_trips() -> None:
     assert state["cookies"][0]["expires"] == -1 and state["cookies"][1]["sameSite"] == "Lax"
     entries = parse_state(json.dumps(state).encode(), PAGE)
     assert [c["name"] for c in entries.cookies] == ["sid", "pref"]
+    # The host's own cookie stays host-only (set by URL); a parent domain's keeps its domain.
+    assert entries.cookies[0]["url"] == PAGE.url and "domain" not in entries.cookies[0]
+    assert entries.cookies[1]["domain"] == ".example.com" and "url" not in entries.cookies[1]
     assert "expires" not in entries.cookies[0]  # a session cookie stays one
     assert entries.cookies[1]["expires"] == 2e9
     assert entries.local_storage == [("k", "v")]
