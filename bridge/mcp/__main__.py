@@ -118,6 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-file-urls", action="store_true", help="let browser tools open file: URLs"
     )
     g.add_argument(
+        "--no-tab-groups",
+        action="store_true",
+        help="do not gather each client's tabs in a Chrome tab group named after it",
+    )
+    g.add_argument(
         "--codegen",
         choices=("none", "python"),
         default="none",
@@ -154,6 +159,7 @@ def tool_settings(args: argparse.Namespace, groups: tuple[str, ...]) -> ToolSett
     return ToolSettings(
         action_timeout=args.action_timeout,
         allow_file_urls=args.allow_file_urls,
+        tab_groups=not args.no_tab_groups,
         codegen=args.codegen,
         record_code="testing" in groups,
     )
