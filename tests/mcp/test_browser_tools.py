@@ -36,15 +36,27 @@ DOM = {
     "browser_get_page_metadata", "browser_get_filtered_aria_tree", "browser_find_by_text",
     "browser_get_form_values", "browser_check_element_state",
 }  # fmt: skip
+TESTING = {
+    "browser_verify_element_visible", "browser_verify_text_visible",
+    "browser_verify_list_visible", "browser_verify_value", "browser_generate_locator",
+    "browser_generate_test",
+}  # fmt: skip
 ASK = {"ask_chatgpt_web", "ask_gemini_web", "ask_chatgpt_gemini_web", "take_cdp_snapshot",
        "get_page_dom", "get_answer", "list_jobs", "get_conversation",
        "list_conversations"}  # fmt: skip
+STORAGE = {f"browser_cookie_{op}" for op in ("list", "get", "set", "delete", "clear")} | {
+    f"browser_{area}storage_{op}" for area in ("local", "session")
+    for op in ("list", "get", "set", "delete", "clear")
+} | {"browser_storage_state", "browser_set_storage_state"}  # fmt: skip
 #: Every group of --tools and the tools it brings (a new group adds its line).
 NETWORK = {"browser_route", "browser_route_list", "browser_unroute", "browser_network_state_set"}
 GROUP_TOOLS: dict[str, set[str]] = {
     "ask": ASK,
     "browser": BROWSER,
     "dom": DOM,
+    "storage": STORAGE,
+    "pdf": {"browser_pdf_save"},
+    "testing": TESTING,
     "network": NETWORK,
 }
 

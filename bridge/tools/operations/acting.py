@@ -4,11 +4,13 @@ frame of every action (``ToolClient._act``), which reports what it changed."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from bridge.errors import BridgeError
-from bridge.tools import actions
+from bridge.tools import actions, codegen
 from bridge.tools.action_report import ActionReport
+from bridge.tools.locating import CodeStep
 from bridge.tools.operations.client import ToolClient
 from bridge.tools.scripts import ACTIONS_SCRIPT
 from bridge.tools.targets import resolve_target
@@ -41,7 +43,15 @@ class Acting(ToolClient):
 
         # A download link's download starts a moment after the click's input is handled.
         downloads = bool(await el.run(ACTIONS_SCRIPT, "inDownloadLink"))
-        return await self._act(state, f"Clicked {element or target}", go, expect_download=downloads)
+        step = CodeStep(
+            lambda loc: [
+                codegen.click(loc[0], button=button, double=double_click, modifiers=modifiers or [])
+            ],
+            ((el, target),),
+        )
+        return await self._act(
+            state, f"Clicked {element or target}", go, expect_download=downloads, code=step
+        )
 
     async def hover(self, target: str, tab: int | None = None) -> ActionReport:
         state = await self._state(tab)
@@ -50,7 +60,8 @@ class Acting(ToolClient):
         async def go() -> None:
             await actions.hover(state, el, self.timeout)
 
-        return await self._act(state, f"Hovered over {target}", go)
+        step = CodeStep(lambda loc: [f"{loc[0]}.hover()"], ((el, target),))
+        return await self._act(state, f"Hovered over {target}", go, code=step)
 
     async def type(
         self,
@@ -67,17 +78,32 @@ class Acting(ToolClient):
         async def go() -> None:
             await actions.type_text(state, el, text, self.timeout, slowly=slowly, submit=submit)
 
-        return await self._act(state, f"Typed into {target}", go)
+        step = CodeStep(
+            lambda loc: codegen.fill(loc[0], text, slowly=slowly, submit=submit), ((el, target),)
+        )
+        return await self._act(state, f"Typed into {target}", go, code=step)
 
     async def fill_form(self, fields: list[dict[str, Any]], tab: int | None = None) -> ActionReport:
         """Text boxes get the text; checkboxes and radios true/false; selects a value."""
         state = await self._state(tab)
+        # Each field is found when its turn comes, as a person fills a form: a field that
+        # shows only once another is filled is found too. Its code line (when recorded) is
+        # made then, from the page as it is before that field changes.
+        written: list[str] = []
 
         async def go() -> None:
             for spec in fields:
-                el = await resolve_target(state, str(spec["target"]), timeout=self.timeout)
+                target = str(spec["target"])
+                el = await resolve_target(state, target, timeout=self.timeout)
                 kind = await el.run(ACTIONS_SCRIPT, "kind")
                 value = spec.get("value")
+                if self.records_code:
+
+                    def field_lines(loc: Sequence[str], k: str = kind, v: Any = value) -> list[str]:
+                        return _field_lines(loc[0], k, v)
+
+                    field = CodeStep(field_lines, ((el, target),))
+                    written.extend(await self._code_lines(field))
                 if kind in ("checkbox", "radio"):
                     await actions.set_checked(state, el, _truthy(value), self.timeout)
                 elif kind == "select":
@@ -88,7 +114,9 @@ class Acting(ToolClient):
                         state, el, "" if value is None else str(value), self.timeout
                     )
 
-        return await self._act(state, f"Filled {len(fields)} field(s)", go)
+        # The lines are the ones gathered field by field (read once the action ran).
+        step = CodeStep(lambda _: list(written), late=True)
+        return await self._act(state, f"Filled {len(fields)} field(s)", go, code=step)
 
     async def select_option(
         self, target: str, values: list[str], tab: int | None = None
@@ -100,7 +128,8 @@ class Acting(ToolClient):
         async def go() -> None:
             chosen.extend(await actions.select_option(state, el, values, self.timeout))
 
-        report = await self._act(state, f"Selected in {target}", go)
+        step = CodeStep(lambda loc: [codegen.select_option(loc[0], values)], ((el, target),))
+        report = await self._act(state, f"Selected in {target}", go, code=step)
         report.extra["selected"] = chosen
         return report
 
@@ -114,7 +143,11 @@ class Acting(ToolClient):
         async def go() -> None:
             await actions.drag(state, source, target, self.timeout)
 
-        return await self._act(state, f"Dragged {start_target} to {end_target}", go)
+        step = CodeStep(
+            lambda loc: [f"{loc[0]}.drag_to({loc[1]})"],
+            ((source, start_target), (target, end_target)),
+        )
+        return await self._act(state, f"Dragged {start_target} to {end_target}", go, code=step)
 
     async def press_key(self, key: str, tab: int | None = None) -> ActionReport:
         state = await self._state(tab)
@@ -122,7 +155,8 @@ class Acting(ToolClient):
         async def go() -> None:
             await actions.press_key(state, key)
 
-        return await self._act(state, f"Pressed {key}", go)
+        step = CodeStep(lambda _: [codegen.press_key(key)])
+        return await self._act(state, f"Pressed {key}", go, code=step)
 
     async def file_upload(
         self, target: str, paths: list[str], tab: int | None = None
@@ -136,7 +170,11 @@ class Acting(ToolClient):
         async def go() -> None:
             how.append(await actions.upload_files(state, el, files, self.timeout))
 
-        report = await self._act(state, f"Uploaded {len(files)} file(s) to {target}", go)
+        step = CodeStep(
+            lambda loc: [f"{loc[0]}.set_input_files({codegen.py_list([str(f) for f in files])})"],
+            ((el, target),),
+        )
+        report = await self._act(state, f"Uploaded {len(files)} file(s) to {target}", go, code=step)
         report.extra["method"] = how[0] if how else ""
         return report
 
@@ -156,7 +194,10 @@ class Acting(ToolClient):
             state.recorder.dialog = None
 
         verb = "Accepted" if accept else "Dismissed"
-        return await self._act(state, f"{verb} the {dialog.kind} dialog", go, dialog_open=True)
+        step = CodeStep(lambda _: [codegen.dialog_handler(accept, prompt_text)], before_last=True)
+        return await self._act(
+            state, f"{verb} the {dialog.kind} dialog", go, dialog_open=True, code=step
+        )
 
     async def resize(self, width: int, height: int, tab: int | None = None) -> ActionReport:
         state = await self._state(tab)
@@ -174,3 +215,13 @@ def _truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in {"true", "1", "yes", "on", "checked"}
     return bool(value)
+
+
+def _field_lines(locator: str, kind: str, value: Any) -> list[str]:
+    """One form field's Playwright line(s), by its kind."""
+    if kind in ("checkbox", "radio"):
+        return [codegen.set_checked(locator, _truthy(value))]
+    if kind == "select":
+        values = value if isinstance(value, list) else [str(value)]
+        return [codegen.select_option(locator, [str(v) for v in values])]
+    return codegen.fill(locator, "" if value is None else str(value))

@@ -10,7 +10,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from bridge.errors import BridgeError, CdpError, CommandFailed
+from bridge.tools import codegen
 from bridge.tools.action_report import ActionReport, PageState
+from bridge.tools.locating import CodeStep, InFrame, locate
+from bridge.tools.tab_groups import group_color, group_title
 from bridge.tools.targets import TabState
 from bridge.waiting import Waiter, scaled
 
@@ -45,6 +48,12 @@ class ToolClient:
         # What this client changed in the person's browser and must put back when it
         # leaves (emulation, routes, …): newest first, each run once (``leave``).
         self._undo: list[tuple[str, Callable[[], Awaitable[None]]]] = []
+        # This client's Chrome tab groups (one per window) and the tabs already put in one
+        # or left alone (``_group``): each tab is asked about once.
+        self._groups: list[int] = []
+        self._grouped: set[int] = set()
+        #: This client's actions as Playwright-for-Python lines, per tab (``records_code``).
+        self.code_log = codegen.CodeLog()
 
     def on_leave(self, name: str, undo: Callable[[], Awaitable[None]]) -> None:
         """Run ``undo`` when this client leaves (``ToolHub.leave``, bridge stopping). A
@@ -66,6 +75,33 @@ class ToolClient:
                 await step()
             except (BridgeError, OSError) as exc:
                 log.info("client %s: undoing %s failed: %s", self.client, name, exc)
+
+    @property
+    def records_code(self) -> bool:
+        """Whether actions are written down as Playwright code (--codegen python, or the
+        testing group's browser_generate_test): off, no action pays for finding locators."""
+        settings = self.hub.settings
+        return settings.codegen != "none" or settings.record_code
+
+    async def _code_lines(self, step: CodeStep) -> list[str]:
+        """``step``'s lines, its elements' locators found now (before the action changes
+        the page). An element no page-level locator finds becomes a comment saying so."""
+        located = []
+        for element, target in step.elements:
+            try:
+                located.append((await locate(element, target)).code())
+            except (InFrame, ValueError, BridgeError) as exc:
+                return [f"# {target}: no Playwright locator ({exc})"]
+        return step.lines(located)
+
+    def _record(self, tab: int, lines: list[str], step: CodeStep, report: ActionReport) -> None:
+        if step.before_last:
+            for line in lines:
+                self.code_log.before_last(tab, line)
+        else:
+            self.code_log.add(tab, lines)
+        if self.hub.settings.codegen == "python":
+            report.code = lines
 
     @property
     def timeout(self) -> float:
@@ -92,6 +128,7 @@ class ToolClient:
             raise
         if tab is not None:
             self.current = tab_id  # naming a tab selects it
+        await self._group(tab_id)
         dialog = state.recorder.dialog
         if dialog is not None and not dialog_ok:
             # Behind a dialog the page answers nothing: fail now instead of at a timeout.
@@ -119,10 +156,13 @@ class ToolClient:
         navigation: bool = True,
         dialog_open: bool = False,
         expect_download: bool = False,
+        code: CodeStep | None = None,
     ) -> ActionReport:
         """Run ``action`` and say what changed. A dialog that opens ends the wait at once
         (the input command it blocks finishes when the dialog is answered); a navigation the
-        action started is waited for, up to the action timeout."""
+        action started is waited for, up to the action timeout. ``code``: the action as
+        Playwright code, recorded (``records_code``) once the action ran."""
+        lines = await self._code_lines(code) if code is not None and self.records_code else None
         before = await self._observe(state, dialog_open=dialog_open)
         main = await state.main_frame_id()
         # Registered before the action: whatever it causes is seen, however fast.
@@ -177,9 +217,46 @@ class ToolClient:
         after = await self._observe(state)
         report = self._report(state, did, before, after)
         report.still_loading = still_loading
+        for opened in report.new_tabs:  # tabs this client's action opened join its group
+            if isinstance(opened.get("tab"), int):
+                await self._group(opened["tab"])
+        if code is not None and lines is not None:
+            if code.late:
+                lines = code.lines([])
+            self._record(state.tab_id, lines, code, report)
         for download in report.downloads:
             await self._locate(download)
         return report
+
+    async def _group(self, tab_id: int) -> None:
+        """Put a tab this client uses in its tab group (``bridge.tools.tab_groups``), once.
+        Provider tabs of the ask tools are theirs, not the client's: left out. A tab the
+        person (or another client) already grouped stays in that group; the extension never
+        moves a tab to another window or focuses anything. Leaving does not ungroup: the
+        person keeps the group (``leave`` only forgets it). Grouping is a courtesy: when it
+        fails (an older extension, a tab gone), the operation goes on."""
+        if (
+            not self.hub.settings.tab_groups
+            or tab_id in self._grouped
+            or tab_id in self.hub.browser.claims
+        ):
+            return
+        self._grouped.add(tab_id)
+        title = group_title(self.client)
+        params = {
+            "tabId": tab_id,
+            "title": title,
+            "color": group_color(title),
+            "groupIds": list(self._groups),
+        }
+        try:
+            found = await self.hub.browser.request("groupTab", params)
+        except BridgeError as exc:
+            log.info("tab %s not grouped for %s: %s", tab_id, title, exc)
+            return
+        group = found.get("groupId")
+        if found.get("joined") and isinstance(group, int) and group not in self._groups:
+            self._groups.append(group)
 
     async def _locate(self, download: dict[str, Any]) -> None:
         """Where the browser saves a download (the extension asks chrome.downloads)."""
