@@ -35,7 +35,7 @@ async def test_a_route_mocks_the_pages_fetch_and_unroute_restores(
     assert not tools.hub.browser.intercepting(tools.current or 0)  # Fetch let go of
 
 
-async def test_abort_fails_the_request_and_headers_reach_the_server(
+async def test_abort_fails_the_request_and_unrouting_all_restores(
     tools: BrowserTools, site: str
 ) -> None:
     await tools.navigate(f"{site}/fetch")
