@@ -23,6 +23,7 @@ from bridge.errors import BridgeError, OriginBlocked, ReadOnlyRefused
 from bridge.policy.guard import Guard
 from bridge.policy.origins import OriginPolicy
 from bridge.tools.browsing import BrowserTools, ToolHub
+from bridge.tools.routing import Route
 from bridge.waiting import scaled, wait_for
 from tests.local_http import serve_http
 from tests.raw_cdp import raw_cdp
@@ -30,6 +31,7 @@ from tests.raw_cdp import raw_cdp
 pytestmark = pytest.mark.e2e
 
 SEEN: list[tuple[str, str]] = []  # (Host header, path) of every request the server got
+ROUTED: list[str] = []  # the X-Route header of each request that had one
 
 PAGES = {
     "/": "<!doctype html><title>home</title><button id=b onclick=\"this.textContent='hit'\">"
@@ -50,6 +52,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
         SEEN.append((self.headers.get("Host", ""), parts.path))
+        if self.headers.get("X-Route") is not None:
+            ROUTED.append(str(self.headers.get("X-Route")))
         query = parse_qs(parts.query)
         if parts.path == "/redirect":
             self.send_response(302)
@@ -246,6 +250,24 @@ async def test_read_only_refuses_input_and_navigation_outside_the_allowed_list(
 def _error(reply: dict[str, Any]) -> str:
     assert "error" in reply, reply
     return str(reply["error"].get("message", ""))
+
+
+async def test_the_guard_comes_before_the_clients_routes(
+    guarded: Browser, tools: BrowserTools, origins: tuple[str, str]
+) -> None:
+    """One interception per tab: a route cannot answer, or let through, what the guard
+    refuses; what the guard allows, the routes then see (here: a header added on the way)."""
+    allowed, blocked = origins
+    guarded.guard = Guard(OriginPolicy.from_flags(None, blocked))
+    await tools.navigate(f"{allowed}/")
+    await tools.route(Route(f"{blocked}/**", body="mocked"))
+    await tools.route(Route(f"{allowed}/api", headers={"X-Route": "yes"}))
+    assert (await fetch_from(tools, f"{blocked}/api")).startswith("failed:")
+    ROUTED.clear()
+    assert await fetch_from(tools, f"{allowed}/api") == "real"
+    assert ROUTED == ["yes"]
+    assert blocked_heard(blocked) == []
+    await tools.unroute()
 
 
 async def test_the_devtools_endpoint_obeys_the_same_guard(
