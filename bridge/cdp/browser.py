@@ -238,23 +238,32 @@ class Browser:
         check its requests too; one that already went where the guard forbids is closed.
         chrome.debugger cannot attach to a tab before it starts loading, so the popup's very
         first request may have left (docs/mcp.md#guard-rails)."""
-        try:
-            await self._check_popup(tab_id, url)
-        except BridgeError as exc:  # closed meanwhile, or a page extensions may not debug
-            log.info("guarding popup tab %s: %s", tab_id, exc)
-
-    async def _check_popup(self, tab_id: int, url: str) -> None:
-        session = await self.attach(tab_id)
         reason = self.guard.origins.refusal(url)
         if reason is None:
-            history = await session.send("Page.getNavigationHistory", guarded=False)
-            entries = history.get("entries") or []
-            index = history.get("currentIndex")
-            if isinstance(index, int) and 0 <= index < len(entries):
-                reason = self.guard.origins.refusal(str(entries[index].get("url", "")))
+            try:
+                session = await self.attach(tab_id)
+                history = await session.send("Page.getNavigationHistory", guarded=False)
+                entries = history.get("entries") or []
+                index = history.get("currentIndex")
+                if isinstance(index, int) and 0 <= index < len(entries):
+                    reason = self.guard.origins.refusal(str(entries[index].get("url", "")))
+            except BridgeError as exc:
+                # Closed meanwhile, or showing what extensions may not debug (the error page
+                # of a request the guard already failed): what the tab list says decides.
+                log.info("guarding popup tab %s: %s", tab_id, exc)
+            if reason is None:
+                try:
+                    listed = [t for t in await self.list_tabs() if t.tab_id == tab_id]
+                except BridgeError as exc:
+                    log.info("guarding popup tab %s: %s", tab_id, exc)
+                    return
+                reason = self.guard.origins.refusal(listed[0].url) if listed else None
         if reason is not None:
             log.info("closing popup tab %s: %s", tab_id, reason)
-            await self.close_tab(tab_id)
+            try:
+                await self.close_tab(tab_id)
+            except BridgeError as exc:  # closed meanwhile
+                log.info("closing popup tab %s: %s", tab_id, exc)
 
     async def detach(self, tab_id: int) -> None:
         self._forget(tab_id, DebuggerDetached(tab_id, "detached by bridge"))
