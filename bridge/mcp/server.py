@@ -19,6 +19,7 @@ from bridge.app.facade import Bridge
 from bridge.errors import NotOverClaudeExtension
 from bridge.mcp.ask_tools import register_ask_tools
 from bridge.mcp.browser_tools import register_browser_tools, register_claude_tools
+from bridge.mcp.devtools_tools import register_devtools_tools
 from bridge.mcp.dom_tools import register_dom_tools
 from bridge.mcp.resources import ResourceServer, register_resources
 from bridge.tools.browsing import ToolHub
@@ -82,6 +83,9 @@ GROUP_REGISTRARS: dict[str, Registrar] = {
         server, lambda: get_bridge().tools
     ),
     "dom": lambda server, get_bridge: register_dom_tools(server, lambda: get_bridge().tools),
+    "devtools": lambda server, get_bridge: register_devtools_tools(
+        server, lambda: get_bridge().tools
+    ),
 }
 TOOL_GROUPS = tuple(GROUP_REGISTRARS)
 DEFAULT_GROUPS = ("ask", "browser")

@@ -39,11 +39,14 @@ DOM = {
 ASK = {"ask_chatgpt_web", "ask_gemini_web", "ask_chatgpt_gemini_web", "take_cdp_snapshot",
        "get_page_dom", "get_answer", "list_jobs", "get_conversation",
        "list_conversations"}  # fmt: skip
+DEVTOOLS = {"performance_start_trace", "performance_stop_trace", "performance_analyze_insight",
+            "browser_emulate", "browser_emulate_reset"}  # fmt: skip
 #: Every group of --tools and the tools it brings (a new group adds its line).
 GROUP_TOOLS: dict[str, set[str]] = {
     "ask": ASK,
     "browser": BROWSER,
     "dom": DOM,
+    "devtools": DEVTOOLS,
 }
 
 
