@@ -277,31 +277,51 @@ async def test_a_client_that_leaves_frees_the_browser_trace(hub: ToolHub, perf_s
 
 
 @pytest.mark.parametrize(
-    "path",
+    "kind",
     [
-        "/etc/bridge-trace.json",  # outside every allowed folder
-        "../../../../tmp/escape.json",  # out of the working directory by ..
-        ".hidden/trace.json",  # hidden
-        "notes.py",  # a trace never lands as a script
-        "~/.ssh/trace.json",  # a protected place
+        "outside",  # outside every allowed folder
+        "dotdot",  # out of the allowed folder by ..
+        "hidden",  # a hidden folder inside an allowed one
+        "protected",  # bridge's own state folder (it exists: the test run's)
+        "script",  # a trace never lands as a script, even where writing is allowed
+        "symlink",  # an allowed-looking name that is a link to elsewhere
     ],
 )
 async def test_the_attacker_cannot_choose_where_a_trace_is_written(
-    tools: BrowserTools, perf_site: str, path: str
+    tools: BrowserTools, perf_site: str, kind: str, tmp_path: Path
 ) -> None:
-    await tools.navigate(f"{perf_site}/perf")
-    with pytest.raises(TraceFileRefused):
-        await tools.start_trace(file_path=path)
-    assert tools._devtools.trace is None  # refused before anything started
-    await tools.start_trace()
+    allowed, elsewhere = tmp_path / "allowed", tmp_path / "elsewhere"
+    (allowed / ".hidden").mkdir(parents=True)
+    elsewhere.mkdir()
+    (allowed / "link").symlink_to(elsewhere)
+    path = {
+        "outside": str(elsewhere / "trace.json"),
+        "dotdot": str(allowed / ".." / "elsewhere" / "trace.json"),
+        "hidden": str(allowed / ".hidden" / "trace.json"),
+        "protected": os.path.join(os.environ["BRIDGE_STATE_DIR"], "trace.json"),
+        "script": str(allowed / "notes.py"),
+        "symlink": str(allowed / "link" / "trace.json"),
+    }[kind]
+    hub = tools.hub
+    original = hub.files
+    hub.files = original.allowing(allowed)
     try:
+        await tools.navigate(f"{perf_site}/perf")
         with pytest.raises(TraceFileRefused):
-            await tools.stop_trace(file_path=path)
-        assert tools._devtools.trace is not None  # still recording: try another name
+            await tools.start_trace(file_path=path)
+        assert tools._devtools.trace is None  # refused before anything started
+        await tools.start_trace()
+        try:
+            with pytest.raises(TraceFileRefused):
+                await tools.stop_trace(file_path=path)
+            assert tools._devtools.trace is not None  # still recording: try another name
+        finally:
+            result = await tools.stop_trace(file_path=str(allowed / "ok.json"))
     finally:
-        result = await tools.stop_trace()
-    assert not os.path.exists(os.path.expanduser(path)) or path.startswith("/etc")
-    assert result.path.is_file()
+        hub.files = original
+    assert not os.path.exists(path)
+    assert list(elsewhere.iterdir()) == []
+    assert result.path == allowed / "ok.json"
 
 
 async def test_auto_stop_without_reload_is_refused(tools: BrowserTools, site: str) -> None:

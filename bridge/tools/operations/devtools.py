@@ -70,8 +70,9 @@ TRACE_CATEGORIES = (
     "v8.execute",
     "v8",
 )
-#: The most of a trace bridge reads (a long trace of a busy page reaches tens of MB).
-MAX_TRACE_BYTES = 256 * 1024 * 1024
+#: The most of a trace bridge reads: a page load is a few MB, a minute of a busy page tens of
+#: MB; a page that floods the trace (it runs code that fills it) is cut off here, not in memory.
+MAX_TRACE_BYTES = 128 * 1024 * 1024
 #: One ``IO.read``: large enough for few round trips, small enough for one relay message.
 READ_CHUNK = 4 * 1024 * 1024
 #: The trace file names bridge writes (a trace is JSON: nothing else is written under a
