@@ -71,7 +71,7 @@ TRACE_CATEGORIES = (
     "v8",
 )
 #: The most of a trace bridge reads: a page load is a few MB, a minute of a busy page tens of
-#: MB; a page that floods the trace (it runs code that fills it) is cut off here, not in memory.
+#: MB; reading stops here, so a page that floods the trace cannot take bridge's memory.
 MAX_TRACE_BYTES = 128 * 1024 * 1024
 #: One ``IO.read``: large enough for few round trips, small enough for one relay message.
 READ_CHUNK = 4 * 1024 * 1024
