@@ -15,7 +15,13 @@ from typing import Any
 
 import pytest
 
-from bridge.errors import EmulationInvalid, TraceBusy, TraceFileRefused, TraceOptionsInvalid
+from bridge.errors import (
+    EmulationInvalid,
+    TabClosed,
+    TraceBusy,
+    TraceFileRefused,
+    TraceOptionsInvalid,
+)
 from bridge.tools.browsing import BrowserTools, ToolHub
 from bridge.tools.trace_insights import parse_trace, summarize
 from tests.local_http import serve_http
@@ -328,3 +334,24 @@ async def test_auto_stop_without_reload_is_refused(tools: BrowserTools, site: st
     with pytest.raises(TraceOptionsInvalid, match="reload"):
         await tools.start_trace(auto_stop=True)
     assert json.dumps(tools._devtools.emulated) == "{}"
+
+
+async def test_a_tab_closed_while_tracing_ends_the_stop_at_once_with_a_typed_error(
+    hub: ToolHub, perf_site: str
+) -> None:
+    agent = hub.client("devtools-closer")
+    await agent.navigate(f"{perf_site}/perf")
+    tab = agent.current
+    assert tab is not None
+    await agent.emulate({"color_scheme": "dark"})
+    await agent.start_trace()
+    await hub.browser.close_tab(tab)
+    with pytest.raises(TabClosed):  # the tab's session ended: not a wait for a timeout
+        await agent.stop_trace()
+    assert agent._devtools.trace is None
+    await hub.leave("devtools-closer")  # nothing left to put back on a closed tab: no error
+    # The browser's trace went with the tab: another client traces at once.
+    other = hub.client("devtools-after-close")
+    await other.navigate(f"{perf_site}/perf")
+    await other.start_trace()
+    assert (await other.stop_trace()).events > 0
