@@ -355,3 +355,16 @@ async def test_a_tab_closed_while_tracing_ends_the_stop_at_once_with_a_typed_err
     await other.navigate(f"{perf_site}/perf")
     await other.start_trace()
     assert (await other.stop_trace()).events > 0
+
+
+async def test_a_trace_of_an_interaction_has_its_inp(tools: BrowserTools, site: str) -> None:
+    await tools.navigate(f"{site}/form")
+    await tools.start_trace()
+    await tools.click("#agree")
+    await tools.type("#name", "Ada")
+    result = await tools.stop_trace()
+    summary = result.summary
+    assert not summary.navigation  # no reload: timed from the trace's start
+    assert summary.interactions >= 2 and summary.inp_ms is not None
+    assert "INP:" in result.to_text()
+    assert "interaction" in await tools.analyze_insight("INPBreakdown")
