@@ -291,6 +291,7 @@ async def test_a_client_that_leaves_frees_the_browser_trace(hub: ToolHub, perf_s
         "protected",  # bridge's own state folder (it exists: the test run's)
         "script",  # a trace never lands as a script, even where writing is allowed
         "symlink",  # an allowed-looking name that is a link to elsewhere
+        "nul",  # a NUL byte cuts the name short in C
     ],
 )
 async def test_the_attacker_cannot_choose_where_a_trace_is_written(
@@ -307,6 +308,7 @@ async def test_the_attacker_cannot_choose_where_a_trace_is_written(
         "protected": os.path.join(os.environ["BRIDGE_STATE_DIR"], "trace.json"),
         "script": str(allowed / "notes.py"),
         "symlink": str(allowed / "link" / "trace.json"),
+        "nul": str(allowed / "trace.json\x00.py"),
     }[kind]
     hub = tools.hub
     original = hub.files
@@ -325,7 +327,7 @@ async def test_the_attacker_cannot_choose_where_a_trace_is_written(
             result = await tools.stop_trace(file_path=str(allowed / "ok.json"))
     finally:
         hub.files = original
-    assert not os.path.exists(path)
+    assert not os.path.exists(path.replace("\x00", ""))
     assert list(elsewhere.iterdir()) == []
     assert result.path == allowed / "ok.json"
 

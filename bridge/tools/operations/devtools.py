@@ -332,6 +332,8 @@ class DevTools(ToolClient):
         if file_path is None:
             stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
             return default_state_dir() / "outputs" / "traces", f"trace-{stamp}.json"
+        if not file_path.strip() or "\x00" in file_path:
+            raise TraceFileRefused(file_path, "a file name may not be empty or hold a NUL")
         try:
             resolved = self.hub.files.check(file_path)
         except PathNotAllowed as exc:
