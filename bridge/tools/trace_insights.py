@@ -34,6 +34,7 @@ from bridge.errors import InsightUnknown
 __all__ = [
     "INSIGHTS",
     "LONG_TASK_MS",
+    "MAX_TEXT",
     "Lcp",
     "TraceSummary",
     "analyze",
@@ -52,6 +53,9 @@ WINDOW_SPAN_MS = 5000.0
 _BLOCKING = ("blocking", "in_body_parser_blocking")
 #: How many items of a list an answer names (the rest are counted).
 SHOWN = 5
+#: The longest element name or URL an answer repeats: both come from the page (an id, a
+#: URL), which may fill them with text meant for the agent; a summary stays a summary.
+MAX_TEXT = 200
 
 
 def parse_trace(data: bytes | str) -> list[dict[str, Any]]:
@@ -183,6 +187,12 @@ def _request(url: str, ms: float | None) -> str:
     return f"{url} ({ms:.0f} ms)" if ms is not None else f"{url} (unfinished)"
 
 
+def _short(value: Any) -> str:
+    """A page-given string, cut to ``MAX_TEXT`` characters (marked when cut)."""
+    text = str(value)
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+
+
 def _data(event: Event) -> Mapping[str, Any]:
     args = event.get("args")
     data = args.get("data") if isinstance(args, Mapping) else None
@@ -233,7 +243,7 @@ def summarize(events: Sequence[Event], main_frame: str | None = None) -> TraceSu
     origin = _ts(nav) if nav is not None else start
     if nav is not None:
         summary.navigation = True
-        summary.url = str(_data(nav).get("documentLoaderURL", ""))
+        summary.url = _short(_data(nav).get("documentLoaderURL", ""))
     summary.duration_ms = (end - origin) / 1000
     in_page = [e for e in timed if _ts(e) >= origin]
     mine = [e for e in in_page if main_frame is None or _frame(e) in (None, main_frame)]
@@ -302,12 +312,12 @@ def _lcp(
     data = _data(last)
     time_ms = (_ts(last) - origin) / 1000
     kind = str(data.get("type", ""))
-    node = str(data.get("nodeName", ""))
+    node = _short(data.get("nodeName", ""))
     url = ""
     # The image's URL is on the LargestImagePaint candidate painted at the same moment.
     for event in events:
         if event.get("name") == "LargestImagePaint::Candidate" and _ts(event) == _ts(last):
-            url = str(_data(event).get("imageUrl", ""))
+            url = _short(_data(event).get("imageUrl", ""))
     phases: dict[str, float] = {}
     ttfb = _ttfb(events, nav, origin)
     if ttfb is not None:
@@ -385,7 +395,7 @@ def _cls(
         began = (_ts(responded.get(rid, done)) - origin) / 1000
         ended = (_ts(done) - origin) / 1000 + 200
         if any(began <= t <= ended for t, _ in shifts):
-            summary.shift_images.append(str(request["url"]))
+            summary.shift_images.append(_short(request["url"]))
 
 
 def _inp(summary: TraceSummary, events: Sequence[Event]) -> None:
@@ -449,7 +459,7 @@ def _render_blocking(
             continue
         done = finished.get(rid)
         ms = (_ts(done) - _ts(event)) / 1000 if done is not None else None
-        out.append((str(data.get("url", "")), ms))
+        out.append((_short(data.get("url", "")), ms))
     return out
 
 

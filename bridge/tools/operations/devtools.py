@@ -79,8 +79,10 @@ READ_CHUNK = 4 * 1024 * 1024
 #: name a page or a prompt chose, so a "trace" never lands as a script or a dotfile).
 TRACE_SUFFIXES = (".json", ".json.gz")
 #: Asks the page whether it may read the position: the emulated one reaches it only then.
+#: (An about:blank or an old page may have no Permissions API: "unknown" then.)
 _GEO_PERMISSION = (
-    "navigator.permissions.query({name: 'geolocation'}).then((r) => r.state, () => 'unknown')"
+    "(async () => { try { return (await navigator.permissions.query({name: 'geolocation'}))"
+    ".state; } catch (e) { return 'unknown'; } })()"
 )
 
 
