@@ -147,9 +147,12 @@ class DevTools(ToolClient):
         mine = self._devtools.emulated.setdefault(tab_id, set())
         done: list[str] = []
         for step in steps:
+            # Remembered first: a step of two commands that fails halfway (the viewport's
+            # metrics set, its touch refused) is still undone; clearing is always harmless.
+            mine.add(step.field)
+            self._remember_emulation(tab_id)
             for method, params in step.commands:
                 await state.tab.send(method, params)
-            mine.add(step.field)  # after it took: a failed step leaves nothing to undo
             done.append(step.said)
         for name in resets:
             for method, params in emulation_core.undo(name):
@@ -298,7 +301,13 @@ class DevTools(ToolClient):
         summary = summarize(events, trace.main_frame)
         self._devtools.last = summary
         body = gzip.compress(data) if name.endswith(".gz") else data
-        saved = OutputFolder(folder).save("file", name, body, "application/json")
+        try:
+            saved = OutputFolder(folder).save("file", name, body, "application/json")
+        except OSError as exc:  # a full disk, a folder gone: the summary stays readable
+            raise TraceFileRefused(
+                str(folder / name),
+                f"writing it failed ({exc}); performance_analyze_insight still has its insights",
+            ) from exc
         return TraceResult(summary, saved.path, saved.bytes, len(events))
 
     async def analyze_insight(self, insight_name: str) -> str:
