@@ -191,6 +191,8 @@ async def test_geolocation_reaches_a_page_the_person_allowed(
     tools: BrowserTools, perf_site: str, direct_cdp: Any
 ) -> None:
     await tools.navigate(f"{perf_site}/geo")
+    # A hostile page lies about its permission: the answer comes from an isolated world.
+    await tools.evaluate("() => { navigator.permissions.query = async () => ({state: 'granted'}) }")
     result = await tools.emulate({"geolocation": {"latitude": 48.85, "longitude": 2.35}})
     # bridge grants nothing: Chrome would ask the person (headless answers "no").
     assert result["geolocation_permission"] == "prompt"

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bridge.cdp.page_script import script_file
 from bridge.errors import (
     BridgeError,
     CdpError,
@@ -78,12 +79,10 @@ READ_CHUNK = 4 * 1024 * 1024
 #: The trace file names bridge writes (a trace is JSON: nothing else is written under a
 #: name a page or a prompt chose, so a "trace" never lands as a script or a dotfile).
 TRACE_SUFFIXES = (".json", ".json.gz")
-#: Asks the page whether it may read the position: the emulated one reaches it only then.
-#: (An about:blank or an old page may have no Permissions API: "unknown" then.)
-_GEO_PERMISSION = (
-    "(async () => { try { return (await navigator.permissions.query({name: 'geolocation'}))"
-    ".state; } catch (e) { return 'unknown'; } })()"
-)
+#: Asks the page whether it may read the position (the emulated one reaches it only then).
+_GEO_PERMISSION = script_file("geolocation.js").strip().rstrip(";")
+#: The isolated world it runs in (shown in DevTools' context picker).
+WORLD = "bridge-devtools"
 
 
 @dataclass
@@ -166,9 +165,7 @@ class DevTools(ToolClient):
             "emulating": sorted(mine),
         }
         if "geolocation" in settings and settings["geolocation"] is not None:
-            result["geolocation_permission"] = await state.tab.evaluate(
-                _GEO_PERMISSION, await_promise=True, timeout=self.timeout
-            )
+            result["geolocation_permission"] = await _geolocation_permission(state)
         return result
 
     async def emulate_reset(self, tab: int | None = None) -> dict[str, Any]:
@@ -375,6 +372,23 @@ async def _network_idle(lifecycle: EventStream[Params], timeout: float) -> None:
         elif event.get("name") == "networkIdle" and loader and event.get("loaderId") == loader:
             return
     log.info("the reloaded page's network was not idle within %.0f s", timeout)
+
+
+async def _geolocation_permission(state: TabState) -> str:
+    """The page's geolocation permission, read in an isolated world (``geolocation.js``)."""
+    world = await state.tab.send(
+        "Page.createIsolatedWorld", {"frameId": await state.main_frame_id(), "worldName": WORLD}
+    )
+    result = await state.tab.send(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": _GEO_PERMISSION,
+            "executionContextId": world["executionContextId"],
+            "returnByValue": True,
+            "awaitPromise": True,
+        },
+    )
+    return str(result.get("result", {}).get("value", "unknown"))
 
 
 def _refusal(reason: str) -> str:
