@@ -92,6 +92,8 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_find_by_text":           ToolHints("Find by text",               Y,   N,   Y,   Y),
     "browser_get_form_values":        ToolHints("Form values",                Y,   N,   Y,   Y),
     "browser_check_element_state":    ToolHints("Element state",              Y,   N,   Y,   Y),
+    # browser group, lean snapshots (issue 29)
+    "browser_find":                   ToolHints("Find in page snapshot",      Y,   N,   Y,   Y),
 }
 # fmt: on
 

@@ -23,6 +23,7 @@ from bridge.cdp.browser import Browser
 from bridge.policy.files import FilePolicy
 from bridge.tools.operations.acting import Acting
 from bridge.tools.operations.client import DialogOpen, NoCurrentTab
+from bridge.tools.operations.lean import LeanSnapshots
 from bridge.tools.operations.navigation import Navigation
 from bridge.tools.operations.reading import Reading
 from bridge.tools.operations.tabs import TabOperations
@@ -98,6 +99,6 @@ class ToolHub:
         return state
 
 
-class BrowserTools(TabOperations, Navigation, Reading, Acting):
+class BrowserTools(TabOperations, Navigation, Reading, Acting, LeanSnapshots):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""

@@ -41,14 +41,17 @@ class _Walk:
     frames: dict[str, FrameInfo]
 
 
-async def take_snapshot(state: TabState, *, max_chars: int | None = None) -> str:
-    """The snapshot text; afterwards refs in it resolve through ``state``."""
+async def take_snapshot(
+    state: TabState, *, max_chars: int | None = None, root: tuple[str, int] | None = None
+) -> str:
+    """The snapshot text (only ``root``'s subtree when given: a frame prefix and a backend
+    node id, see ``render``); afterwards refs in it resolve through ``state``."""
     walk = _Walk(
         state.tab, state.recorder.child_sessions, state.frame_prefix, {"": FrameInfo("", None)}
     )
     tree = await _frame_tree(walk, prefix="", session_id=None, frame_id=None, depth=0)
     state.frames = walk.frames
-    return render(tree, state.refs, max_chars=max_chars)
+    return render(tree, state.refs, max_chars=max_chars, root=root)
 
 
 async def outline(tab: CdpSession, *, max_chars: int = OUTLINE_CHARS) -> str:
