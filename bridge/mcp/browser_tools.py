@@ -206,7 +206,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
                 "written /pattern/i. Give text or regex."
             ),
         ] = None,
-        maxResults: Annotated[
+        max_results: Annotated[
             int, Field(description="Most matches to show.", ge=1, le=1000)
         ] = FIND_LIMIT,
         tab: Tab = None,
@@ -215,11 +215,11 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         ancestors' lines, without the rest of the page."""
         t = tools(ctx)
         if isinstance(t, BrowserTools):
-            found = await t.find(text, regex, max_results=maxResults, tab=tab)
+            found = await t.find(text, regex, max_results=max_results, tab=tab)
             return text_result(found.text, found.data)
         query, matches = compile_find(text, regex)
         head, _, body = (await t.snapshot(tab)).partition("\n")
-        result = find_lines(body.split("\n"), matches, limit=maxResults)
+        result = find_lines(body.split("\n"), matches, limit=max_results)
         lines = [head, *find_report(query, result)]
         return text_result("\n".join(lines), {"total": result.total, "shown": result.shown})
 

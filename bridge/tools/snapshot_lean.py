@@ -233,6 +233,7 @@ def find_report(query: str, found: FindResult) -> list[str]:
     out = [f"Found {found.total} match(es) for {query}:", *found.lines]
     if found.total > found.shown:
         out.append(
-            f"- … ({found.total - found.shown} more matches: raise maxResults or narrow the search)"
+            f"- … ({found.total - found.shown} more matches: raise max_results or narrow "
+            "the search)"
         )
     return out
