@@ -153,8 +153,8 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         depth: Annotated[
             int | None,
             Field(
-                description="Only this many levels below the root (or target); deeper parts "
-                "are replaced by a line saying how to see them.",
+                description="Only this many levels below the page (or the target, which is "
+                "level 0); deeper parts become a line saying how to see them.",
                 ge=0,
             ),
         ] = None,
@@ -190,7 +190,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         text = await t.snapshot(tab, max_chars=SNAPSHOT_CHARS)
         if depth is not None:
             head, _, body = text.partition("\n")
-            text = "\n".join([head, *limit_depth(body.split("\n"), depth)])
+            text = "\n".join([head, *limit_depth(body.split("\n"), depth, root_printed=False)])
         return text_result(text)
 
     @tool(server)

@@ -68,13 +68,22 @@ def _marker(level: int, hidden: int, ref: str | None, depth: int) -> str:
     return f"{'  ' * level}- … ({hidden} more: {how})"
 
 
-def limit_depth(lines: list[str], depth: int) -> list[str]:
-    """The lines at levels 0..``depth``; under each kept line whose descendants are dropped,
-    one marker line (one level deeper) with their count and the call that shows them.
+def limit_depth(lines: list[str], depth: int, *, root_printed: bool = True) -> list[str]:
+    """The lines down to ``depth`` levels below the root; under each kept line whose
+    descendants are dropped, one marker line (one level deeper) with their count and the
+    call that shows them.
 
-    Every line deeper than ``depth`` in the result is such a marker."""
-    if depth < 0:
-        raise ValueError(f"depth must be 0 or more, got {depth}")
+    As in playwright-mcp, the root is level 0 and ``depth`` levels below it are shown: with
+    ``root_printed`` (a target's subtree) the first line is the root, so levels 0..depth;
+    a whole page's root (the document) is not printed, so its lines at levels 0..depth-1.
+    Every line deeper than that in the result is such a marker."""
+    deepest = depth if root_printed else depth - 1
+    if deepest < 0:
+        raise ValueError(
+            f"depth must be {0 if root_printed else 1} or more"
+            + ("" if root_printed else " for a whole page (0 would show nothing)")
+            + f", got {depth}"
+        )
     out: list[str] = []
     ancestors: list[str | None] = []  # refs of the kept lines on the path to this one
     i = 0
@@ -86,7 +95,7 @@ def limit_depth(lines: list[str], depth: int) -> list[str]:
         ancestors.append(ref_of(line))
         out.append(line)
         i += 1
-        if level < depth:
+        if level < deepest:
             continue
         hidden = 0
         while i < len(lines) and level_of(lines[i]) > level:

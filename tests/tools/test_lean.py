@@ -40,6 +40,12 @@ async def test_target_and_depth_shrink_the_snapshot_and_its_refs_still_act(
     apple = (await tools.lean_snapshot(target=item.group(1))).text
     assert 'button "Buy apple"' in apple and "Pear" not in apple
     assert _ref(apple, "Buy apple") == _ref(whole, "Buy apple")
+    # A whole page's depth counts from the document: depth 1 is its top-level lines.
+    top = (await tools.lean_snapshot(depth=1)).text.splitlines()[1:]
+    assert [line for line in top if not line.startswith("  - … (")] == [
+        f'- navigation "Menu" [ref={_ref(whole, "navigation")}]:',
+        f"- main [ref={_ref(whole, '- main')}]:",
+    ], top
     await tools.click(_ref(apple, "Buy apple"))
     assert await tools.evaluate("() => document.getElementById('apple').textContent") == (
         "Bought apple"
@@ -52,6 +58,8 @@ async def test_target_that_names_nothing_is_a_clear_error(tools: BrowserTools, s
         await tools.lean_snapshot(target="e99999")
     with pytest.raises(ValueError, match="depth"):
         await tools.lean_snapshot(depth=-1)
+    with pytest.raises(ValueError, match="would show nothing"):
+        await tools.lean_snapshot(depth=0)
 
 
 async def test_a_diff_shows_only_what_changed_and_old_refs_still_click(

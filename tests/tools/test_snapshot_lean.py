@@ -74,6 +74,17 @@ def test_negative_depth_is_refused() -> None:
         limit_depth(PAGE, -1)
 
 
+def test_a_whole_page_counts_its_unprinted_root_as_level_zero() -> None:
+    """playwright-mcp's depth: levels below the root; a page's root (the document) is not a
+    line, so depth 1 is the page's top-level lines, while a target's depth 0 is itself."""
+    assert limit_depth(PAGE, 1, root_printed=False) == limit_depth(PAGE, 0)
+    assert limit_depth(["- p:", "  - text: a"], 1, root_printed=False)[-1] == (
+        "  - … (1 more: browser_snapshot depth=2 or more)"
+    )
+    with pytest.raises(ValueError, match="1 or more for a whole page"):
+        limit_depth(PAGE, 0, root_printed=False)
+
+
 @st.composite
 def trees(draw: st.DrawFn) -> list[str]:
     """Rendered-like lines: each line at most one level deeper than the one before."""

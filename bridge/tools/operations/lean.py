@@ -68,8 +68,8 @@ class LeanSnapshots(ToolClient):
     ) -> LeanSnapshot:
         """The snapshot, only ``target``'s subtree, ``depth`` levels deep, as a diff against
         this client's last snapshot of the same view, or saved to ``filename``."""
-        if depth is not None and depth < 0:
-            raise ValueError(f"depth must be 0 or more, got {depth}")
+        if depth is not None:
+            limit_depth([], depth, root_printed=bool(target))  # a bad depth fails before work
         state = await self._state(tab)
         root = await self._root(state, target) if target else None
         try:
@@ -81,7 +81,7 @@ class LeanSnapshots(ToolClient):
             ) from None
         lines = body.split("\n") if body else []
         if depth is not None:
-            lines = limit_depth(lines, depth)
+            lines = limit_depth(lines, depth, root_printed=bool(target))
         header = f"tab {state.tab_id}: {await current_url(state)}"
         data: dict[str, Any] = {"tab": state.tab_id, "lines": len(lines)}
         if target:
