@@ -45,7 +45,12 @@ DIFF_WHOLE_ABOVE = 0.5
 #: Unchanged lines shown around each change in a diff: enough to see where it is.
 DIFF_CONTEXT = 1
 
-_REF_IN_LINE = re.compile(r"\[ref=((?:f[1-9][0-9]*)?e[0-9]+)\]")
+# The ref of a line is among the brackets right after its role and quoted name: a page's
+# text ("- text: [ref=e9]") or a name ('- button "[ref=e9]"') that spells one is not it.
+_REF_IN_LINE = re.compile(
+    r'^ *- (?!text:)[^ ":]+(?: "(?:[^"\\]|\\.)*")?(?: \[[a-z]+(?:=[^\]\s]*)?\])*?'
+    r" \[ref=((?:f[1-9][0-9]*)?e[0-9]+)\]"
+)
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -56,7 +61,7 @@ def level_of(line: str) -> int:
 
 def ref_of(line: str) -> str | None:
     """The ref a line carries (``e12``, ``f1e4``), if any."""
-    match = _REF_IN_LINE.search(line)
+    match = _REF_IN_LINE.match(line)
     return match.group(1) if match else None
 
 
