@@ -55,7 +55,7 @@ class DownloadRefused(BridgeError):
     """A download event or reply names a file the endpoint will not copy; the message says
     why. The client hears the download as canceled."""
 
-    code = "download_refused"
+    code = "download_not_copied"
 
 
 @dataclass(frozen=True)

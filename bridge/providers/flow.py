@@ -48,6 +48,7 @@ from bridge.tasks import TaskSet
 
 __all__ = [
     "AskFlow",
+    "conclude",
     "connect_tab",
     "outputs_dir_of",
     "research_result",
@@ -191,21 +192,37 @@ async def run_ask(
         used.fallbacks.append(f"completion:{verdict.reason}")
     for source, why in choice.rejected:
         used.fallbacks.append(f"extraction:{source} ({why})")
+    return await conclude(ctx, provider, question, key, answer, suspicious="suspicious answer")
+
+
+async def conclude(
+    ctx: AskContext,
+    provider: Provider,
+    question: str,
+    key: str,
+    answer: str,
+    *,
+    suspicious: str | None,
+) -> AskResult:
+    """The one way an ask ends, live, researched or resumed: its result at the tab's URL
+    now, flagged (and its page dumped with the note ``suspicious``) when the answer looks
+    wrong, the conversation saved for the project (never a temporary chat's: it is
+    recorded nowhere, docs/sites.md#where), and "done" said."""
     url = str(await ctx.tab.evaluate("location.href"))
     result = AskResult(
         provider=provider,
         question=question,
         answer=answer,
         url=url,
-        timings=t,
-        used=used,
+        timings=ctx.timings,
+        used=ctx.used,
         session_key=key,
     )
-    if is_suspicious_answer(answer, question):
+    if suspicious is not None and is_suspicious_answer(answer, question):
         result.suspicious = True
-        await dump(ctx, "suspicious answer")
-    if not options.temporary:  # a temporary chat is recorded nowhere (docs/sites.md#where)
-        await save_session(store, key, provider, url, ctx.tab.tab_id)
+        await dump(ctx, suspicious)
+    if not ctx.options.temporary:
+        await save_session(ctx.store, key, provider, url, ctx.tab.tab_id)
     await ctx.progress("done", len(answer))
     return result
 
@@ -228,20 +245,8 @@ async def research_result(
     used = ctx.used
     used.completion = f"research:{outcome.state}"
     used.extraction = outcome.source
-    url = str(await ctx.tab.evaluate("location.href"))
-    result = AskResult(
-        provider=provider,
-        question=question,
-        answer=outcome.answer,
-        url=url,
-        timings=t,
-        used=used,
-        session_key=key,
-    )
-    if not ctx.options.temporary:
-        await save_session(ctx.store, key, provider, url, ctx.tab.tab_id)
-    await ctx.progress("done", len(outcome.answer))
-    return result
+    # A report is not checked like an answer: its sources and length are its own.
+    return await conclude(ctx, provider, question, key, outcome.answer, suspicious=None)
 
 
 @contextlib.asynccontextmanager

@@ -40,12 +40,12 @@ from bridge.errors import (
 )
 from bridge.providers import composer
 from bridge.providers import tab as tab_step
-from bridge.providers.completion import Phase, Verdict, is_suspicious_answer
+from bridge.providers.completion import Phase, Verdict
 from bridge.providers.completion_loop import Observations, feed, raise_failure, watch_page
 from bridge.providers.context import AskContext
 from bridge.providers.dumps import dump
 from bridge.providers.extraction import extract
-from bridge.providers.flow import AskFlow, outputs_dir_of, research_result, save_session
+from bridge.providers.flow import AskFlow, conclude, outputs_dir_of, research_result
 from bridge.providers.outputs import collect_outputs
 from bridge.providers.research import follow_research, users_before_question
 from bridge.providers.research_resume import resume_page_research
@@ -212,22 +212,9 @@ async def resume_answer(
     for source, why in choice.rejected:
         if source != "network":  # never there for a resumed answer: no fallback of note
             used.fallbacks.append(f"extraction:{source} ({why})")
-    here = str(await ctx.tab.evaluate("location.href"))
-    result = AskResult(
-        provider=provider,
-        question=question,
-        answer=choice.text,
-        url=here,
-        timings=t,
-        used=used,
-        session_key=key,
+    return await conclude(
+        ctx, provider, question, key, choice.text, suspicious="suspicious answer (resumed)"
     )
-    if is_suspicious_answer(result.answer, question):
-        result.suspicious = True
-        await dump(ctx, "suspicious answer (resumed)")
-    await save_session(store, key, provider, here, ctx.tab.tab_id)
-    await ctx.progress("done", len(result.answer))
-    return result
 
 
 async def resume_research(ctx: AskContext, flow: AskFlow) -> AskResult:

@@ -172,7 +172,7 @@ def test_a_download_chrome_made_is_copied_to_its_guid(given: dict[str, Any], exp
 def test_anything_else_is_refused_with_the_reason(given: dict[str, Any], reason: str) -> None:
     with pytest.raises(DownloadRefused, match=reason) as refused:
         _target(**given)
-    assert refused.value.code == "download_refused"
+    assert refused.value.code == "download_not_copied"
 
 
 # -- source_facts and copy_download: the file system -----------------------------------------
