@@ -14,7 +14,7 @@ from typing import Any
 from bridge.errors import PathNotAllowed
 from bridge.store.outputs import OutputFolder, SavedOutput
 from bridge.tools.operations.client import ToolClient, current_url
-from bridge.tools.snapshot import take_snapshot
+from bridge.tools.snapshot import take_snapshot, take_subtree
 from bridge.tools.snapshot_lean import (
     compile_find,
     diff_snapshot,
@@ -73,7 +73,10 @@ class LeanSnapshots(ToolClient):
         state = await self._state(tab)
         root = await self._root(state, target) if target else None
         try:
-            body = await take_snapshot(state, max_chars=max_chars, root=root)
+            if root is None:
+                body = await take_snapshot(state, max_chars=max_chars)
+            else:
+                body = await take_subtree(state, root, max_chars=max_chars)
         except NodeNotInTree:
             raise TargetNotFound(
                 f"{target} is not in the page's accessibility tree (removed, or hidden from "
