@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from mcp import Client
 
 from bridge.app.facade import Bridge
-from bridge.mcp.server import build_server
+from bridge.link.claude_link import ClaudeConnector
+from bridge.mcp.server import build_claude_server, build_server
+from bridge.tools.claude import ClaudeToolHub
 from tests.tools.site import serve
+from tests.tools.test_claude import ScriptedConnector, ScriptedLink, ok
 
 pytestmark = pytest.mark.e2e
 
@@ -82,3 +85,29 @@ async def test_snapshot_parameters_and_find_over_mcp(bridge: Bridge, site: str) 
     for info in await bridge.browser.list_tabs():
         if info.url.startswith(site):
             await bridge.browser.close_tab(info.tab_id)
+
+
+async def test_find_and_depth_over_the_claude_extension() -> None:
+    """Over --link claude, browser_find and depth work on the extension's own snapshot text;
+    target, diff and filename say why they cannot."""
+    tree = (
+        '- main [ref=ref_1]\n  - list "Cards" [ref=ref_2]\n'
+        '    - listitem "Alpha" [ref=ref_3]\n    - listitem "Beta" [ref=ref_4]'
+    )
+    link = ScriptedLink(lambda tool, args: ok(tree))
+    hub = ClaudeToolHub(cast(ClaudeConnector, ScriptedConnector(link)))
+    async with Client(build_claude_server(lambda: hub, groups=("browser",))) as client:
+        found = _text(await client.call_tool("browser_find", {"text": "beta", "tab": 5}))
+        assert found.splitlines()[1:] == [
+            'Found 1 match(es) for "beta":',
+            "- main [ref=ref_1]",
+            '  - list "Cards" [ref=ref_2]',
+            '    - listitem "Beta" [ref=ref_4]',
+        ]
+        shallow = _text(await client.call_tool("browser_snapshot", {"depth": 1, "tab": 5}))
+        assert shallow.splitlines()[1:] == [
+            "- main [ref=ref_1]",
+            "  - … (3 more: browser_snapshot depth=2 or more)",
+        ]
+        refused = await client.call_tool("browser_snapshot", {"diff": True, "tab": 5})
+        assert refused.is_error and "not_over_claude_extension" in refused.content[0].text
