@@ -92,6 +92,26 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_find_by_text":           ToolHints("Find by text",               Y,   N,   Y,   Y),
     "browser_get_form_values":        ToolHints("Form values",                Y,   N,   Y,   Y),
     "browser_check_element_state":    ToolHints("Element state",              Y,   N,   Y,   Y),
+    # storage group (off by default): the current origin's cookies and web storage
+    "browser_cookie_list":            ToolHints("List cookies",               Y,   N,   Y,   Y),
+    "browser_cookie_get":             ToolHints("Get cookie",                 Y,   N,   Y,   Y),
+    "browser_cookie_set":             ToolHints("Set cookie",                 N,   Y,   Y,   Y),
+    "browser_cookie_delete":          ToolHints("Delete cookie",              N,   Y,   Y,   Y),
+    "browser_cookie_clear":           ToolHints("Clear cookies",              N,   Y,   Y,   Y),
+    "browser_localstorage_list":      ToolHints("List localStorage",          Y,   N,   Y,   Y),
+    "browser_localstorage_get":       ToolHints("Get localStorage item",      Y,   N,   Y,   Y),
+    "browser_localstorage_set":       ToolHints("Set localStorage item",      N,   Y,   Y,   Y),
+    "browser_localstorage_delete":    ToolHints("Delete localStorage item",   N,   Y,   Y,   Y),
+    "browser_localstorage_clear":     ToolHints("Clear localStorage",         N,   Y,   Y,   Y),
+    "browser_sessionstorage_list":    ToolHints("List sessionStorage",        Y,   N,   Y,   Y),
+    "browser_sessionstorage_get":     ToolHints("Get sessionStorage item",    Y,   N,   Y,   Y),
+    "browser_sessionstorage_set":     ToolHints("Set sessionStorage item",    N,   Y,   Y,   Y),
+    "browser_sessionstorage_delete":  ToolHints("Delete sessionStorage item", N,   Y,   Y,   Y),
+    "browser_sessionstorage_clear":   ToolHints("Clear sessionStorage",       N,   Y,   Y,   Y),
+    "browser_storage_state":          ToolHints("Save storage state",         N,   N,   N,   Y),
+    "browser_set_storage_state":      ToolHints("Restore storage state",      N,   Y,   Y,   Y),
+    # pdf group (off by default): the page printed to a file
+    "browser_pdf_save":               ToolHints("Save as PDF",                N,   N,   N,   Y),
     # browser group, lean snapshots (issue 29)
     "browser_find":                   ToolHints("Find in page snapshot",      Y,   N,   Y,   Y),
 }

@@ -25,7 +25,9 @@ from bridge.tools.operations.acting import Acting
 from bridge.tools.operations.client import DialogOpen, NoCurrentTab
 from bridge.tools.operations.lean import LeanSnapshots
 from bridge.tools.operations.navigation import Navigation
+from bridge.tools.operations.pdf import Pdf
 from bridge.tools.operations.reading import Reading
+from bridge.tools.operations.storage import Storage
 from bridge.tools.operations.tabs import TabOperations
 from bridge.tools.recorder import TabRecorder
 from bridge.tools.targets import TabState
@@ -36,10 +38,13 @@ __all__ = ["BrowserTools", "DialogOpen", "NoCurrentTab", "ToolHub", "ToolSetting
 @dataclass(frozen=True)
 class ToolSettings:
     """The person's settings for the browser tools: how long an action waits for its
-    element, and whether file: URLs may be opened (--allow-file-urls)."""
+    element, whether file: URLs may be opened (--allow-file-urls), and whether each client's
+    tabs are gathered in a tab group of its own."""
 
     action_timeout: float = 5.0
     allow_file_urls: bool = False
+    #: Each client's tabs in a Chrome tab group named after it (``ToolClient._group``).
+    tab_groups: bool = True
 
 
 class ToolHub:
@@ -99,6 +104,6 @@ class ToolHub:
         return state
 
 
-class BrowserTools(TabOperations, Navigation, Reading, Acting, LeanSnapshots):
+class BrowserTools(TabOperations, Navigation, Reading, Acting, Storage, Pdf, LeanSnapshots):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""

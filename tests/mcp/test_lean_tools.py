@@ -14,6 +14,7 @@ from bridge.app.facade import Bridge
 from bridge.link.claude_link import ClaudeConnector
 from bridge.mcp.server import build_claude_server, build_server
 from bridge.tools.claude import ClaudeToolHub
+from tests.tools import site as site_pages
 from tests.tools.site import serve
 from tests.tools.test_claude import ScriptedConnector, ScriptedLink, ok
 
@@ -22,7 +23,13 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    yield from serve()
+    # serve() points the pages' cross-origin links at its own port; put back the session
+    # site's (tests/tools) when this one stops, or its /frames page would name a dead port.
+    saved = site_pages._Handler.port
+    try:
+        yield from serve()
+    finally:
+        site_pages._Handler.port = saved
 
 
 def _text(result: Any) -> str:

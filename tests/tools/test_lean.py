@@ -132,7 +132,7 @@ async def test_filename_writes_under_the_allowed_folder_and_refuses_others(
         again = await tools.lean_snapshot(filename="snaps/lean.md")  # never over a file
         assert again.data["file"] == str(allowed / "snaps" / "lean (1).md")
         for hostile in ("../escaped.md", str(tmp_path / "outside.md"), ".hidden/x.md"):
-            with pytest.raises(PathNotAllowed, match="will not write the snapshot"):
+            with pytest.raises(PathNotAllowed, match="will not write"):
                 await tools.lean_snapshot(filename=hostile)
         assert sorted(p.name for p in tmp_path.iterdir()) == ["work"]
         assert not (allowed / ".hidden").exists()

@@ -9,11 +9,11 @@ clients on one tab each see what changed since they last looked. Refs are the ta
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from bridge.errors import PathNotAllowed
-from bridge.store.outputs import OutputFolder, SavedOutput
 from bridge.tools.operations.client import ToolClient, current_url
+from bridge.tools.saving import save_file
 from bridge.tools.snapshot import take_snapshot, take_subtree
 from bridge.tools.snapshot_lean import (
     compile_find,
@@ -95,10 +95,11 @@ class LeanSnapshots(ToolClient):
         text = _with_diff(header, lines, previous, data) if diff else _joined(header, lines)
         if filename:
             saved = self._save(filename, text)
-            data.update(file=str(saved.path), bytes=saved.bytes)
+            size = len(text.encode("utf-8"))
+            data.update(file=str(saved), bytes=size)
             text = (
-                f"{header}\nSnapshot saved to {saved.path} ({len(lines)} lines, "
-                f"{saved.bytes} bytes); read it from there, or search it with browser_find"
+                f"{header}\nSnapshot saved to {saved} ({len(lines)} lines, {size} bytes); "
+                "read it from there, or search it with browser_find"
             )
         return LeanSnapshot(text, data)
 
@@ -146,31 +147,11 @@ class LeanSnapshots(ToolClient):
             del memory[next(iter(memory))]
         return previous
 
-    def _save(self, filename: str, text: str) -> SavedOutput:
+    def _save(self, filename: str, text: str) -> Path:
         """Write ``text`` to ``filename`` under a folder the file policy allows (relative names
-        from bridge's working directory); never over an existing file (``name (1).md``)."""
-        policy = self.hub.files
-        try:
-            checked = policy.check(filename)
-        except PathNotAllowed as exc:
-            where = "; ".join(r.describe(policy.flag) for r in policy.roots)
-            raise PathNotAllowed(
-                f"bridge will not write the snapshot to {filename!r}: it is "
-                f"{_REASONS.get(exc.reason, exc.reason)}. Give a file name relative to the "
-                f"working directory, under the allowed folders ({where}). Nothing was written.",
-                filename,
-                exc.reason,
-            ) from None
-        return OutputFolder(checked.parent).save(
-            "file", checked.name, text.encode("utf-8"), "text/markdown", source="browser_snapshot"
-        )
-
-
-_REASONS = {
-    "outside": "outside the folders bridge may write to",
-    "hidden": "in a hidden folder or a hidden file (its name starts with '.')",
-    "protected": "in a protected place (credentials, browser profiles, bridge's own state)",
-}
+        from bridge's working directory), never over an existing file (``name (1).md``):
+        ``bridge.tools.saving``, the one way the browser tools write files."""
+        return save_file(self.hub.files, filename, text.encode("utf-8"), "text/markdown")
 
 
 def _joined(header: str, lines: list[str]) -> str:
