@@ -119,6 +119,8 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_verify_value":           ToolHints("Verify value",               Y,   N,   Y,   Y),
     "browser_generate_locator":       ToolHints("Generate a locator",         Y,   N,   Y,   Y),
     "browser_generate_test":          ToolHints("Generate a test file",       N,   N,   N,   Y),
+    # browser group, lean snapshots (issue 29)
+    "browser_find":                   ToolHints("Find in page snapshot",      Y,   N,   Y,   Y),
     # devtools group: performance traces and emulation (off by default)
     "performance_start_trace":        ToolHints("Start a performance trace",  N,   Y,   N,   Y),
     "performance_stop_trace":         ToolHints("Stop the performance trace", N,   N,   N,   Y),

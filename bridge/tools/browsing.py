@@ -25,6 +25,7 @@ from bridge.policy.files import FilePolicy
 from bridge.tools.operations.acting import Acting
 from bridge.tools.operations.client import DialogOpen, NoCurrentTab
 from bridge.tools.operations.devtools import DevTools
+from bridge.tools.operations.lean import LeanSnapshots
 from bridge.tools.operations.navigation import Navigation
 from bridge.tools.operations.pdf import Pdf
 from bridge.tools.operations.reading import Reading
@@ -110,6 +111,8 @@ class ToolHub:
         return state
 
 
-class BrowserTools(TabOperations, Navigation, Reading, Acting, Storage, Pdf, Testing, DevTools):
+class BrowserTools(
+    TabOperations, Navigation, Reading, Acting, Storage, Pdf, Testing, LeanSnapshots, DevTools
+):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""
