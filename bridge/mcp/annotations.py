@@ -119,6 +119,14 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_verify_value":           ToolHints("Verify value",               Y,   N,   Y,   Y),
     "browser_generate_locator":       ToolHints("Generate a locator",         Y,   N,   Y,   Y),
     "browser_generate_test":          ToolHints("Generate a test file",       N,   N,   N,   Y),
+    # browser group, lean snapshots (issue 29)
+    "browser_find":                   ToolHints("Find in page snapshot",      Y,   N,   Y,   Y),
+    # devtools group: performance traces and emulation (off by default)
+    "performance_start_trace":        ToolHints("Start a performance trace",  N,   Y,   N,   Y),
+    "performance_stop_trace":         ToolHints("Stop the performance trace", N,   N,   N,   Y),
+    "performance_analyze_insight":    ToolHints("Explain a trace insight",    Y,   N,   Y,   Y),
+    "browser_emulate":                ToolHints("Emulate a device",           N,   N,   Y,   Y),
+    "browser_emulate_reset":          ToolHints("Reset emulation",            N,   N,   Y,   Y),
     # network group (off by default): this client's routes and offline, ended when it leaves
     "browser_route":                  ToolHints("Mock network requests",      N,   N,   N,   Y),
     "browser_route_list":             ToolHints("List network routes",        Y,   N,   Y,   Y),

@@ -18,12 +18,15 @@ one base they share.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from bridge.cdp.browser import Browser
 from bridge.policy.files import FilePolicy
 from bridge.tools.operations.acting import Acting
 from bridge.tools.operations.client import DialogOpen, NoCurrentTab
+from bridge.tools.operations.devtools import DevTools
+from bridge.tools.operations.lean import LeanSnapshots
 from bridge.tools.operations.navigation import Navigation
 from bridge.tools.operations.network import NetworkOperations
 from bridge.tools.operations.pdf import Pdf
@@ -68,6 +71,9 @@ class ToolHub:
         self.settings = settings or ToolSettings()
         #: Which files ``file_upload`` may give to a page (docs/flows.md#file-policy).
         self.files = files if files is not None else FilePolicy.create()
+        #: Bridge's state folder: where files no client named go (traces). The facade sets
+        #: it to its own (``--state-dir``); unset, the default state folder.
+        self.state_root: Path | None = None
         self.states: dict[int, TabState] = {}
         self._clients: dict[str, BrowserTools] = {}
 
@@ -111,7 +117,16 @@ class ToolHub:
 
 
 class BrowserTools(
-    TabOperations, Navigation, Reading, Acting, Storage, Pdf, Testing, NetworkOperations
+    TabOperations,
+    Navigation,
+    Reading,
+    Acting,
+    Storage,
+    Pdf,
+    Testing,
+    LeanSnapshots,
+    DevTools,
+    NetworkOperations,
 ):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""

@@ -29,6 +29,7 @@ BROWSER = {
     "browser_screenshot", "browser_get_console_logs", "browser_network_requests",
     "browser_network_request", "browser_tabs", "browser_evaluate", "browser_file_upload",
     "browser_handle_dialog", "browser_resize",
+    "browser_find",
 }  # fmt: skip
 DOM = {
     "browser_query_dom", "browser_get_visible_text", "browser_get_computed_styles",
@@ -48,6 +49,8 @@ STORAGE = {f"browser_cookie_{op}" for op in ("list", "get", "set", "delete", "cl
     f"browser_{area}storage_{op}" for area in ("local", "session")
     for op in ("list", "get", "set", "delete", "clear")
 } | {"browser_storage_state", "browser_set_storage_state"}  # fmt: skip
+DEVTOOLS = {"performance_start_trace", "performance_stop_trace", "performance_analyze_insight",
+            "browser_emulate", "browser_emulate_reset"}  # fmt: skip
 #: Every group of --tools and the tools it brings (a new group adds its line).
 NETWORK = {"browser_route", "browser_route_list", "browser_unroute", "browser_network_state_set"}
 GROUP_TOOLS: dict[str, set[str]] = {
@@ -57,6 +60,7 @@ GROUP_TOOLS: dict[str, set[str]] = {
     "storage": STORAGE,
     "pdf": {"browser_pdf_save"},
     "testing": TESTING,
+    "devtools": DEVTOOLS,
     "network": NETWORK,
 }
 

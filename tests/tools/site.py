@@ -75,6 +75,16 @@ bin.addEventListener('drop', (e) => { e.preventDefault(); log('drop:' + e.dataTr
 <button id=under onclick="document.getElementById('r').textContent='clicked'">Buy</button>
 <div class=modal id=overlay style="position:fixed;inset:0;background:rgba(0,0,0,.3)"></div>
 <p id=r>no</p>""",
+    "/lean": """<!doctype html><title>Lean</title>
+<nav aria-label=Menu><ul><li><a href="#a">Alpha</a></li><li><a href="#b">Beta</a></li></ul></nav>
+<main id=content><section aria-label=Shop id=shop><ul id=items>
+<li>Apple <button id=apple onclick="this.textContent='Bought apple'">Buy apple</button></li>
+<li>Pear <button id=pear onclick="this.textContent='Bought pear'">Buy pear</button></li>
+<li>Plum <button id=plum onclick="this.textContent='Bought plum'">Buy plum</button></li>
+</ul></section>
+<button id=replace onclick="document.getElementById('content').innerHTML =
+  Array.from({length: 30}, (_, i) => '<p>New paragraph ' + i + '</p>').join('')">Replace</button>
+<p>Footer note</p></main>""",
 }
 
 FILES: dict[str, tuple[str, bytes]] = {
@@ -119,6 +129,10 @@ class _Handler(BaseHTTPRequestHandler):
 def serve() -> Iterator[str]:
     """Base URL http://127.0.0.1:PORT; the same pages answer as http://localhost:PORT (another
     site, so an iframe from there is cross-origin and out of process)."""
-    for url, port in serve_http(_Handler):
-        _Handler.port = port
+    # Each server its own handler class: its pages name its own port (a port on the shared
+    # class would be overwritten by another module's server, and left pointing at it when
+    # that one stops).
+    handler = type("_SiteHandler", (_Handler,), {})
+    for url, port in serve_http(handler):
+        handler.port = port
         yield url
