@@ -25,7 +25,9 @@ from bridge.tools.operations.acting import Acting
 from bridge.tools.operations.client import DialogOpen, NoCurrentTab
 from bridge.tools.operations.navigation import Navigation
 from bridge.tools.operations.reading import Reading
+from bridge.tools.operations.recording import Recording
 from bridge.tools.operations.tabs import TabOperations
+from bridge.tools.operations.vision import Vision
 from bridge.tools.recorder import TabRecorder
 from bridge.tools.targets import TabState
 
@@ -98,6 +100,6 @@ class ToolHub:
         return state
 
 
-class BrowserTools(TabOperations, Navigation, Reading, Acting):
+class BrowserTools(TabOperations, Navigation, Reading, Acting, Vision, Recording):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""

@@ -44,6 +44,14 @@ GROUP_TOOLS: dict[str, set[str]] = {
     "ask": ASK,
     "browser": BROWSER,
     "dom": DOM,
+    "vision": {
+        "browser_mouse_click_xy",
+        "browser_mouse_move_xy",
+        "browser_mouse_drag_xy",
+        "browser_scroll",
+        "browser_zoom",
+    },
+    "record": {"browser_record_gif"},
 }
 
 
