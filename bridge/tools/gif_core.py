@@ -115,15 +115,21 @@ def encode_gif(
     if not stills:
         raise ValueError("no frames to encode")
     decoded: dict[int, Image.Image] = {}
+    for index in sorted({s.frame for s in stills}):
+        with Image.open(io.BytesIO(frames[index].image)) as opened:
+            decoded[index] = opened.convert("RGB")
+    # One canvas for all: a GIF crops every frame to its first frame's size, and Chrome's
+    # screencast frames differ in size now and then (the first one, a resize). The canvas is
+    # the last frame's size (the page as it ended), bounded by max_side.
+    canvas = decoded[stills[-1].frame].copy()
+    if max(canvas.size) > max_side:
+        canvas.thumbnail((max_side, max_side))
+    for index, image in decoded.items():
+        if image.size != canvas.size:
+            decoded[index] = image.resize(canvas.size, Image.Resampling.LANCZOS)
     images: list[Image.Image] = []
     for still in stills:
-        base = decoded.get(still.frame)
-        if base is None:
-            with Image.open(io.BytesIO(frames[still.frame].image)) as opened:
-                base = opened.convert("RGB")
-            if max(base.size) > max_side:
-                base.thumbnail((max_side, max_side))
-            decoded[still.frame] = base
+        base = decoded[still.frame]
         drawn = _draw(base, frames[still.frame], still.markers)
         images.append(drawn.convert("P", palette=Image.Palette.ADAPTIVE, colors=256))
     out = io.BytesIO()

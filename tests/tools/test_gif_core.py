@@ -86,3 +86,12 @@ def test_timeline_bounds_each_frames_delay() -> None:
 def test_no_frames_is_an_error() -> None:
     with pytest.raises(ValueError, match="no frames"):
         encode_gif([])
+
+
+def test_frames_of_other_sizes_are_scaled_onto_one_canvas_not_cropped() -> None:
+    # The screencast's first frame came smaller: scaled to the canvas, markers mapped on it.
+    frames = [Frame(_jpeg(BLUE, (100, 50)), 0.0, 400, 200), Frame(_jpeg(GREEN), 1.0, 400, 200)]
+    decoded = _frames(encode_gif(frames, [Marker(360, 180, 0.5)]))
+    assert [f.size for f in decoded] == [(200, 100)] * 3
+    assert decoded[0].getpixel((190, 90))[2] > 150  # blue all over: scaled, not cropped
+    assert _reddish(decoded[1].getpixel((180, 90)))
