@@ -173,12 +173,16 @@ async def test_a_recorded_click_is_a_gif_with_its_marker(
     started = await tools.record_gif("start_recording")
     assert started["recording"] is True
     x, y = await centre(tools, "#b")
-    await tools.mouse_click_xy(x, y)
-    await tools.wait(text="click1;")
+    for n in range(1, 5):
+        await tools.mouse_click_xy(x, y)
+        await tools.wait(text="click1;" * n)
     await tools.click("#b")  # the browser group's click is marked too
-    await tools.wait(text="click1;click1;")
+    await tools.wait(text="click1;" * 5)
     stopped = await tools.record_gif("stop_recording")
-    assert stopped["recording"] is False and stopped["clicks"] == 2
+    assert stopped["recording"] is False and stopped["clicks"] == 5
+    # A frame for each change of the page: every frame acknowledged (unacknowledged, Chrome
+    # stops sending after the first few).
+    assert stopped["frames"] >= 6, stopped
     exported = await tools.record_gif("export", filename=str(tmp_path / "flow.gif"))
     path = Path(exported["path"])
     assert path == tmp_path / "flow.gif"
@@ -190,6 +194,11 @@ async def test_a_recorded_click_is_a_gif_with_its_marker(
     px, py = round(x * frames[0].width / inner), round(y * frames[0].width / inner)
     assert not reddish(frames[0].getpixel((px, py)))  # before the click: the plain button
     assert any(reddish(f.getpixel((px, py))) for f in frames[1:])
+    # The page's change shows: the log's text (at 10,150 CSS) was drawn after the click.
+    lx, ly = round(14 * frames[0].width / inner), round(150 * frames[0].width / inner)
+    region = (lx, ly, lx + round(60 * frames[0].width / inner), ly + 20)
+    first, last = frames[0].crop(region), frames[-1].crop(region)
+    assert first.getextrema() != last.getextrema()
     # Cleared: nothing left to export.
     await tools.record_gif("clear")
     with pytest.raises(GifRecordingError, match="no frames"):
