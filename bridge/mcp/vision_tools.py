@@ -14,8 +14,9 @@ from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from bridge.mcp.browser_tools import Tab, _report, client_key
+from bridge.mcp.browser_tools import Tab, client_key
 from bridge.mcp.registration import text_result, tool
+from bridge.tools.action_report import ActionReport
 from bridge.tools.browsing import BrowserTools, ToolHub
 
 __all__ = ["register_record_tools", "register_vision_tools"]
@@ -31,6 +32,11 @@ Y = Annotated[
     float,
     Field(description="Y in CSS pixels of the viewport (0 = top edge), like x."),
 ]
+
+
+def _report(report: ActionReport) -> CallToolResult:
+    """An action's result, as the browser group gives it: what it did and what changed."""
+    return text_result(report.to_text(), report.to_dict())
 
 
 def register_vision_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> None:
