@@ -21,8 +21,11 @@ __all__ = [
     "NotOverClaudeExtension",
     "NotSent",
     "PathNotAllowed",
+    "PdfFailed",
     "PlaceNotFound",
     "QuestionTakenBack",
+    "StorageScopeRefused",
+    "StorageStateInvalid",
     "TabClosed",
     "TemporaryChatUnavailable",
 ]
@@ -637,6 +640,34 @@ class ResearchFailed(ProviderError):
         )
         self.problem = problem
         self.url = url
+
+
+# -- storage and pdf groups (issue 29) ---------------------------------------------------------
+
+
+class StorageScopeRefused(BridgeError, ValueError):
+    """A storage tool asked for something outside the current tab's origin (a cookie for
+    another domain, a storage-state entry of another origin), or the current page has no
+    origin of its own (about:blank, data:, file:). The storage tools touch only what the
+    current page could touch itself (docs/mcp.md#storage)."""
+
+    code = "storage_scope"
+
+
+class StorageStateInvalid(BridgeError, ValueError):
+    """A storage-state file that is not Playwright's storageState JSON ({cookies: […],
+    origins: […]}), or too big to be one."""
+
+    code = "storage_state_invalid"
+
+
+class PdfFailed(BridgeError):
+    """Chrome did not print the page to PDF (Page.printToPDF)."""
+
+    code = "pdf_failed"
+
+
+# -- vision and record groups (issue 29) -------------------------------------------------------
 
 
 class PointOutsideViewport(BridgeError, ValueError):

@@ -154,6 +154,13 @@ export class Debuggee {
         return downloadInfo(String(params.url || ''), Number(params.timeoutMs) || 2000);
       case 'timeCdpCommand':
         return this.timeCdp(relay, params);
+      case 'groupTab':
+        return groupTab(
+          tabIdOf(params),
+          String(params.title || ''),
+          String(params.color || ''),
+          Array.isArray(params.groupIds) ? params.groupIds.map(Number) : [],
+        );
       default:
         throw new CommandError('unknown_method', `unknown command ${method}`);
     }
@@ -472,4 +479,38 @@ async function downloadInfo(url, timeoutMs) {
       chrome.downloads.onCreated.addListener(done);
     });
   }
+}
+
+const GROUP_COLORS = ['grey', 'blue', 'red', 'yellow', 'green', 'pink', 'purple', 'cyan', 'orange'];
+
+/**
+ * Put a tab in its client's tab group (bridge/tools/tab_groups.py decides name and colour).
+ * A tab already in a group stays there: the person's own group (or another client's) is
+ * left as it is, and `joined` says so. Groups cannot span windows and a tab is never moved
+ * to another window, so the client's group in the tab's own window is joined (`groupIds`:
+ * the groups bridge made for this client), else one is made there. Nothing here focuses a
+ * window or activates a tab.
+ * @param {number} tabId
+ * @param {string} title
+ * @param {string} color
+ * @param {number[]} groupIds
+ */
+async function groupTab(tabId, title, color, groupIds) {
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  if (!tab || tab.id === undefined) throw new CommandError('no_tab', `no tab ${tabId}`);
+  const none = chrome.tabGroups.TAB_GROUP_ID_NONE;
+  if (tab.groupId !== undefined && tab.groupId !== none) {
+    return { groupId: tab.groupId, joined: groupIds.includes(tab.groupId), created: false };
+  }
+  for (const id of groupIds) {
+    const group = await chrome.tabGroups.get(id).catch(() => null);
+    if (group && group.windowId === tab.windowId) {
+      await chrome.tabs.group({ groupId: id, tabIds: [tabId] });
+      return { groupId: id, joined: true, created: false };
+    }
+  }
+  const groupId = await chrome.tabs.group({ tabIds: [tabId], createProperties: { windowId: tab.windowId } });
+  const wanted = /** @type {any} */ (GROUP_COLORS.includes(color) ? color : 'grey');
+  await chrome.tabGroups.update(groupId, { title: title.slice(0, 64), color: wanted, collapsed: false });
+  return { groupId, joined: true, created: true };
 }

@@ -6,8 +6,9 @@
 // Version 4: the timeCdpCommand command (the floor under a CDP round trip, for benchmarks).
 // Version 5: the trust handshake (hello with a nonce, challenge, prove, then welcome), the
 // relay's serving notice, the claim and tabShared events, listTabs' shared field.
+// Version 6: the groupTab command (a client's tabs in a Chrome tab group of its own).
 
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
 /** Relays listen on the first free port of this range (bridge/wire/extension.py PORT_RANGE). */
 export const PORT_FIRST = 19222;

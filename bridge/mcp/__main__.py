@@ -117,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--allow-file-urls", action="store_true", help="let browser tools open file: URLs"
     )
+    g.add_argument(
+        "--no-tab-groups",
+        action="store_true",
+        help="do not gather each client's tabs in a Chrome tab group named after it",
+    )
     p.add_argument("--verbose", action="store_true", help="log details to stderr")
     add_log_arguments(p)
     p.add_argument(
@@ -270,7 +275,9 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
     state_dir = options.state_dir or default_state_dir()
     options.state_dir = state_dir
     options.tool_settings = ToolSettings(
-        action_timeout=args.action_timeout, allow_file_urls=args.allow_file_urls
+        action_timeout=args.action_timeout,
+        allow_file_urls=args.allow_file_urls,
+        tab_groups=not args.no_tab_groups,
     )
     options.cdp = True  # the DevTools endpoint for Playwright/Puppeteer, behind its own token
     runtime = Runtime(options)

@@ -21,6 +21,7 @@ from bridge.mcp.ask_tools import register_ask_tools
 from bridge.mcp.browser_tools import register_browser_tools, register_claude_tools
 from bridge.mcp.dom_tools import register_dom_tools
 from bridge.mcp.resources import ResourceServer, register_resources
+from bridge.mcp.storage_tools import register_pdf_tools, register_storage_tools
 from bridge.mcp.vision_tools import register_record_tools, register_vision_tools
 from bridge.tools.browsing import ToolHub
 from bridge.tools.claude import NOT_CARRIED, ClaudeToolHub
@@ -83,8 +84,10 @@ GROUP_REGISTRARS: dict[str, Registrar] = {
         server, lambda: get_bridge().tools
     ),
     "dom": lambda server, get_bridge: register_dom_tools(server, lambda: get_bridge().tools),
-    "vision": lambda server, get_bridge: register_vision_tools(server, lambda: get_bridge().tools),
-    "record": lambda server, get_bridge: register_record_tools(server, lambda: get_bridge().tools),
+    "storage": lambda s, get_bridge: register_storage_tools(s, lambda: get_bridge().tools),
+    "pdf": lambda s, get_bridge: register_pdf_tools(s, lambda: get_bridge().tools),
+    "vision": lambda s, get_bridge: register_vision_tools(s, lambda: get_bridge().tools),
+    "record": lambda s, get_bridge: register_record_tools(s, lambda: get_bridge().tools),
 }
 TOOL_GROUPS = tuple(GROUP_REGISTRARS)
 DEFAULT_GROUPS = ("ask", "browser")

@@ -24,8 +24,10 @@ from bridge.policy.files import FilePolicy
 from bridge.tools.operations.acting import Acting
 from bridge.tools.operations.client import DialogOpen, NoCurrentTab
 from bridge.tools.operations.navigation import Navigation
+from bridge.tools.operations.pdf import Pdf
 from bridge.tools.operations.reading import Reading
 from bridge.tools.operations.recording import Recording
+from bridge.tools.operations.storage import Storage
 from bridge.tools.operations.tabs import TabOperations
 from bridge.tools.operations.vision import Vision
 from bridge.tools.recorder import TabRecorder
@@ -37,10 +39,13 @@ __all__ = ["BrowserTools", "DialogOpen", "NoCurrentTab", "ToolHub", "ToolSetting
 @dataclass(frozen=True)
 class ToolSettings:
     """The person's settings for the browser tools: how long an action waits for its
-    element, and whether file: URLs may be opened (--allow-file-urls)."""
+    element, whether file: URLs may be opened (--allow-file-urls), and whether each client's
+    tabs are gathered in a tab group of its own."""
 
     action_timeout: float = 5.0
     allow_file_urls: bool = False
+    #: Each client's tabs in a Chrome tab group named after it (``ToolClient._group``).
+    tab_groups: bool = True
 
 
 class ToolHub:
@@ -100,6 +105,6 @@ class ToolHub:
         return state
 
 
-class BrowserTools(TabOperations, Navigation, Reading, Acting, Vision, Recording):
+class BrowserTools(TabOperations, Navigation, Reading, Acting, Storage, Pdf, Vision, Recording):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""

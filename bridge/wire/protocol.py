@@ -38,6 +38,8 @@ follows. It added the relay's ``serving`` notice (this link serves, or waits on 
 another browser serves), the ``claim`` event (the person chose this browser in the popup) and
 the ``tabShared`` event (the person shared a tab with bridge, or stopped).
 
+Version 6 added the ``groupTab`` command (put a tab in its client's Chrome tab group).
+
 Batches (version 2): either side may send a JSON array of such messages as one frame. Both
 sides batch only while several commands are in flight, so a lone round trip pays nothing,
 and many in flight share frames (fewer wake-ups and IPC hops per command).
@@ -75,7 +77,7 @@ __all__ = [
     "version_mismatch_message",
 ]
 
-PROTOCOL_VERSION: Final = 5
+PROTOCOL_VERSION: Final = 6
 
 COMMANDS: Final = frozenset(
     {
@@ -86,6 +88,7 @@ COMMANDS: Final = frozenset(
         "closeTab",
         "activateTab",
         "downloadInfo",
+        "groupTab",
         "timeCdpCommand",
         "cdpCommand",
         "ping",

@@ -39,11 +39,17 @@ DOM = {
 ASK = {"ask_chatgpt_web", "ask_gemini_web", "ask_chatgpt_gemini_web", "take_cdp_snapshot",
        "get_page_dom", "get_answer", "list_jobs", "get_conversation",
        "list_conversations"}  # fmt: skip
+STORAGE = {f"browser_cookie_{op}" for op in ("list", "get", "set", "delete", "clear")} | {
+    f"browser_{area}storage_{op}" for area in ("local", "session")
+    for op in ("list", "get", "set", "delete", "clear")
+} | {"browser_storage_state", "browser_set_storage_state"}  # fmt: skip
 #: Every group of --tools and the tools it brings (a new group adds its line).
 GROUP_TOOLS: dict[str, set[str]] = {
     "ask": ASK,
     "browser": BROWSER,
     "dom": DOM,
+    "storage": STORAGE,
+    "pdf": {"browser_pdf_save"},
     "vision": {
         "browser_mouse_click_xy",
         "browser_mouse_move_xy",

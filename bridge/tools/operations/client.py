@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from bridge.errors import BridgeError, CdpError, CommandFailed
 from bridge.tools.action_report import ActionReport, PageState
+from bridge.tools.tab_groups import group_color, group_title
 from bridge.tools.targets import TabState
 from bridge.waiting import Waiter, scaled
 
@@ -45,6 +46,10 @@ class ToolClient:
         # What this client changed in the person's browser and must put back when it
         # leaves (emulation, routes, …): newest first, each run once (``leave``).
         self._undo: list[tuple[str, Callable[[], Awaitable[None]]]] = []
+        # This client's Chrome tab groups (one per window) and the tabs already put in one
+        # or left alone (``_group``): each tab is asked about once.
+        self._groups: list[int] = []
+        self._grouped: set[int] = set()
 
     def on_leave(self, name: str, undo: Callable[[], Awaitable[None]]) -> None:
         """Run ``undo`` when this client leaves (``ToolHub.leave``, bridge stopping). A
@@ -92,6 +97,7 @@ class ToolClient:
             raise
         if tab is not None:
             self.current = tab_id  # naming a tab selects it
+        await self._group(tab_id)
         dialog = state.recorder.dialog
         if dialog is not None and not dialog_ok:
             # Behind a dialog the page answers nothing: fail now instead of at a timeout.
@@ -177,9 +183,42 @@ class ToolClient:
         after = await self._observe(state)
         report = self._report(state, did, before, after)
         report.still_loading = still_loading
+        for opened in report.new_tabs:  # tabs this client's action opened join its group
+            if isinstance(opened.get("tab"), int):
+                await self._group(opened["tab"])
         for download in report.downloads:
             await self._locate(download)
         return report
+
+    async def _group(self, tab_id: int) -> None:
+        """Put a tab this client uses in its tab group (``bridge.tools.tab_groups``), once.
+        Provider tabs of the ask tools are theirs, not the client's: left out. A tab the
+        person (or another client) already grouped stays in that group; the extension never
+        moves a tab to another window or focuses anything. Leaving does not ungroup: the
+        person keeps the group (``leave`` only forgets it). Grouping is a courtesy: when it
+        fails (an older extension, a tab gone), the operation goes on."""
+        if (
+            not self.hub.settings.tab_groups
+            or tab_id in self._grouped
+            or tab_id in self.hub.browser.claims
+        ):
+            return
+        self._grouped.add(tab_id)
+        title = group_title(self.client)
+        params = {
+            "tabId": tab_id,
+            "title": title,
+            "color": group_color(title),
+            "groupIds": list(self._groups),
+        }
+        try:
+            found = await self.hub.browser.request("groupTab", params)
+        except BridgeError as exc:
+            log.info("tab %s not grouped for %s: %s", tab_id, title, exc)
+            return
+        group = found.get("groupId")
+        if found.get("joined") and isinstance(group, int) and group not in self._groups:
+            self._groups.append(group)
 
     async def _locate(self, download: dict[str, Any]) -> None:
         """Where the browser saves a download (the extension asks chrome.downloads)."""

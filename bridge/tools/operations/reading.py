@@ -16,9 +16,9 @@ from bridge.cdp.page_script import PageScript
 from bridge.errors import BridgeError, BridgeTimeout
 from bridge.tools.dom import dom_page
 from bridge.tools.element import Element
-from bridge.tools.image_files import save_image, writable_path
 from bridge.tools.operations.client import NoCurrentTab, ToolClient, current_url, unless_dialog
 from bridge.tools.pixels_core import Viewport, shot_scale
+from bridge.tools.saving import save_file, writable_path
 from bridge.tools.scripts import ACTIONS_SCRIPT
 from bridge.tools.snapshot import take_snapshot
 from bridge.tools.targets import TabState, resolve_target
@@ -138,7 +138,7 @@ class Reading(ToolClient):
         result = Shot(data, kind, factor)
         if filename is not None:
             mime = f"image/{kind}"
-            path = await asyncio.to_thread(save_image, self.hub.files, filename, data, mime)
+            path = await asyncio.to_thread(save_file, self.hub.files, filename, data, mime)
             result = Shot(data, kind, factor, path)
         return result
 

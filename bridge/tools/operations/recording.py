@@ -2,7 +2,7 @@
 extension's recorder (gif_creator) over bridge's own link, so a client sees one tool either
 way. A screencast of the client's tab (``bridge.tools.screencast``) becomes an animated GIF
 with a marker at every click (``bridge.tools.gif_core``), written under a folder the file
-policy allows (``bridge.tools.image_files``).
+policy allows (``bridge.tools.saving``).
 
 One recording per client. It ends when stopped, when the client leaves (``on_leave``), or
 when its tab closes; its frames are kept (bounded) until exported again, cleared, or the
@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from bridge.errors import GifRecordingError
 from bridge.tools.gif_core import encode_gif
-from bridge.tools.image_files import default_name, save_image, writable_path
 from bridge.tools.operations.client import ToolClient
+from bridge.tools.saving import default_name, save_file, writable_path
 from bridge.tools.screencast import MAX_FRAMES, Screencast
 
 __all__ = ["Recording"]
@@ -105,7 +105,7 @@ class Recording(ToolClient):
         frames, markers = list(cast.frames), list(cast.markers)
         # Decoding and quantizing hundreds of frames takes a while: off the event loop.
         data = await asyncio.to_thread(encode_gif, frames, markers)
-        path = await asyncio.to_thread(save_image, self.hub.files, name, data, "image/gif")
+        path = await asyncio.to_thread(save_file, self.hub.files, name, data, "image/gif")
         out = self._status(cast)
         out.update(path=str(path), bytes=len(data))
         return out

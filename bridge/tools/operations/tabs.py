@@ -30,6 +30,7 @@ class TabOperations(ToolClient):
             session = await browser.new_tab(target, own_window=True)
             self.current = session.tab_id
             state = await self.hub.state(session.tab_id)
+            await self._group(session.tab_id)
             return {"tab": state.tab_id, "url": target}
         if tab is None:
             raise ValueError(f"browser_tabs {action!r} needs a tab id (see action 'list')")

@@ -1,9 +1,9 @@
-"""Images the vision and record tools write (a screenshot's ``filename``, an exported GIF):
-only under a folder the file policy allows, atomically, never over an existing file.
+"""Files the browser tools write (a storage state, a PDF): only under a folder the file
+policy allows, atomically, never over an existing file.
 
 The name comes from the client, which may be repeating what a page told it: ``../../.bashrc``,
-``/etc/cron.d/x``, ``~/.ssh/authorized_keys``, a NUL byte. So the path is judged exactly as a
-file given to a page is (``bridge.policy.files.FilePolicy``: resolved, symlinks followed,
+``/etc/cron.d/x``, ``~/.ssh/authorized_keys``, a NUL byte. So the path is judged exactly as
+a file given to a page is (``bridge.policy.files.FilePolicy``: resolved, symlinks followed,
 inside the working directory or an ``--allow-path``, nothing hidden or protected below it),
 and the bytes are written by ``bridge.store.outputs.OutputFolder`` (a fresh 0600 file linked
 into place: no symlink followed, nothing overwritten; a taken name becomes ``name (1).ext``).
@@ -14,11 +14,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from bridge.errors import PathNotAllowed
+from bridge.errors import PathNotAllowed, StorageStateInvalid
 from bridge.policy.files import FilePolicy
 from bridge.store.outputs import OutputFolder
 
-__all__ = ["default_name", "save_image", "writable_path"]
+__all__ = ["default_name", "read_file", "save_file", "writable_path"]
 
 
 def default_name(prefix: str, ext: str) -> str:
@@ -63,9 +63,26 @@ def writable_path(files: FilePolicy, filename: str) -> Path:
     return resolved
 
 
-def save_image(files: FilePolicy, filename: str, data: bytes, mime: str) -> Path:
-    """Write ``data`` at ``filename`` (``writable_path``), atomically, never over an existing
-    file: the path it was saved at (``name (1).png`` when the name was taken)."""
+def save_file(files: FilePolicy, filename: str, data: bytes, mime: str) -> Path:
+    """Write ``data`` at ``filename`` (``writable_path``), atomically, never over an
+    existing file: the path it was saved at."""
     target = writable_path(files, filename)
-    saved = OutputFolder(target.parent).save("image", target.name, data, mime)
+    saved = OutputFolder(target.parent).save("file", target.name, data, mime)
     return saved.path
+
+
+def read_file(files: FilePolicy, filename: str, limit: int) -> tuple[Path, bytes]:
+    """A file the client names, read only from where the file policy allows (the same
+    rule as a file given to a page), at most ``limit`` bytes: its path and bytes."""
+    if "\x00" in filename:
+        raise PathNotAllowed(
+            f"bridge will not read {filename!r}: a file name may not hold a NUL character",
+            filename,
+            "outside",
+        )
+    path = files.check(filename)
+    if not path.is_file():
+        raise StorageStateInvalid(f"{filename!r} is not a file (resolved: {path})")
+    if path.stat().st_size > limit:
+        raise StorageStateInvalid(f"{filename!r} holds more than {limit} bytes")
+    return path, path.read_bytes()
