@@ -242,3 +242,29 @@ async def test_a_recording_ends_when_the_client_leaves_or_the_tab_closes(
     status = await other.record_gif("stop_recording")
     assert status["recording"] is False
     assert not hub.states[closing].click_watchers
+
+
+async def test_a_click_by_coordinates_reports_what_it_changed(
+    tools: BrowserTools, page: str
+) -> None:
+    await tools.navigate(page)
+    report = await tools.mouse_click_xy(*(await centre(tools, "#alert")))
+    assert report.dialog is not None and report.dialog["message"] == "Saved!"
+    await tools.handle_dialog(True)
+    report = await tools.mouse_click_xy(*(await centre(tools, "#next")))
+    assert report.url_changed and report.url.endswith("#second")
+
+
+async def test_a_page_that_never_stops_drawing_cannot_fill_memory(
+    tools: BrowserTools, page: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile (or just animated) page changes every frame: the recording keeps a bounded
+    number of frames and counts the rest."""
+    monkeypatch.setattr("bridge.tools.screencast.MAX_FRAMES", 5)
+    await tools.navigate(page)
+    await tools.record_gif("start_recording")
+    await tools.evaluate("() => spin(120)")
+    await tools.wait(text="ticks:120")
+    status = await tools.record_gif("stop_recording")
+    assert status["frames"] == 5 and status["dropped_frames"] > 0
+    assert "only the first" in status["note"]

@@ -16,7 +16,26 @@ body { margin: 0; height: 4000px }
 #s { position: absolute; left: 50px; top: 200px; width: 300px; margin: 0 }
 #log { position: absolute; left: 10px; top: 150px; margin: 0 }
 #far { position: absolute; left: 10px; top: 3000px }
+#alert { position: absolute; left: 400px; top: 200px; width: 80px; height: 30px }
+#next { position: absolute; left: 500px; top: 200px }
+#spin { position: absolute; left: 400px; top: 300px; width: 50px; height: 50px }
 </style>
+<button id=alert onclick="alert('Saved!')">Alert</button>
+<a id=next href="#second">Next</a>
+<div id=spin></div><p id=ticks></p>
+<script>
+// A page that never stops drawing: every frame a new colour, counted (ticks:N).
+function spin(limit) {
+  let n = 0;
+  const step = () => {
+    n += 1;
+    document.getElementById('spin').style.background = `hsl(${(n * 37) % 360} 80% 50%)`;
+    document.getElementById('ticks').textContent = 'ticks:' + n;
+    if (n < limit) requestAnimationFrame(step);
+  };
+  requestAnimationFrame(step);
+}
+</script>
 <button id=b onclick="log.textContent += 'click' + event.detail + ';'">Press</button>
 <div id=red></div><div id=blue></div>
 <input type=range id=s min=0 max=100 value=0>

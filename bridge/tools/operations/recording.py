@@ -18,7 +18,7 @@ from bridge.errors import GifRecordingError
 from bridge.tools.gif_core import encode_gif
 from bridge.tools.operations.client import ToolClient
 from bridge.tools.saving import default_name, save_file, writable_path
-from bridge.tools.screencast import MAX_FRAMES, Screencast
+from bridge.tools.screencast import MAX_BYTES, MAX_FRAMES, Screencast
 
 __all__ = ["Recording"]
 
@@ -86,7 +86,10 @@ class Recording(ToolClient):
         }
         if cast.dropped:
             out["dropped_frames"] = cast.dropped
-            out["note"] = f"only the first {MAX_FRAMES} frames are kept"
+            out["note"] = (
+                f"only the first {len(cast.frames)} frames are kept (at most {MAX_FRAMES}, "
+                f"{MAX_BYTES // 1_000_000} MB): record shorter stretches"
+            )
         if cast.ended_by:
             out["ended"] = cast.ended_by
         return out
