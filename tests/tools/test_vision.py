@@ -9,13 +9,15 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from PIL import Image
 
-from bridge.errors import GifRecordingError, PathNotAllowed, PointOutsideViewport
+from bridge.errors import BridgeError, GifRecordingError, PathNotAllowed, PointOutsideViewport
 from bridge.tools.browsing import BrowserTools, ToolHub
+from bridge.tools.operations.reading import _screencast_frame
 from tests.tools.vision_site import serve_vision_page
 
 pytestmark = pytest.mark.e2e
@@ -268,3 +270,13 @@ async def test_a_page_that_never_stops_drawing_cannot_fill_memory(
     status = await tools.record_gif("stop_recording")
     assert status["frames"] == 5 and status["dropped_frames"] > 0
     assert "only the first" in status["note"]
+
+
+async def test_a_background_screenshot_during_a_recording_uses_its_latest_frame() -> None:
+    """The fallback for a background tab starts and stops a screencast of its own, which
+    would end a recording's: while one runs, its latest frame is the screenshot."""
+    state: Any = SimpleNamespace(screencasting=lambda: b"\xff\xd8\xff frame")
+    assert await _screencast_frame(state) == (b"\xff\xd8\xff frame", "jpeg")
+    state.screencasting = lambda: None  # no frame yet: a clear error, no second screencast
+    with pytest.raises(BridgeError, match="GIF recording"):
+        await _screencast_frame(state)
