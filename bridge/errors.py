@@ -667,6 +667,19 @@ class PdfFailed(BridgeError):
     code = "pdf_failed"
 
 
+class VerificationFailed(BridgeError):
+    """A testing tool's check (browser_verify_*) did not hold: the message says what was
+    expected and what the page shows instead."""
+
+    code = "verification_failed"
+
+
+class NothingRecorded(BridgeError):
+    """browser_generate_test found no recorded actions for the tab: nothing to write."""
+
+    code = "nothing_recorded"
+
+
 # -- vision and record groups (issue 29) -------------------------------------------------------
 
 

@@ -826,6 +826,110 @@
     return { turns: picked, total: turns.length };
   }
 
+  // ---- Playwright locators (bridge/tools/locating.py) -------------------------------------------
+  // What a Playwright locator for an element can be made of, and how many elements each
+  // candidate locator matches here, with Playwright's matching rules as far as they matter for
+  // choosing one: the Python side (bridge/tools/codegen.py) picks the first candidate that finds
+  // exactly this element, so a generated test acts on the element the agent acted on.
+
+  /**
+   * The text of el's <label>s (its own text left out), as Playwright's getByLabel reads them.
+   * @param {any} el
+   */
+  function labelText(el) {
+    /** @type {Element[]} */
+    const labels = el.labels ? [...el.labels] : [];
+    return collapse(labels.map((l) => textOf(l, { skip: el, limit: 1000 })).join(' '));
+  }
+
+  /** The texts a locator may use for el, its value and checked state (browser_verify_value). */
+  function locatorFacts(el) {
+    const role = roleOf(el);
+    const labels = labelText(el);
+    const checkable = el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio');
+    let checked = checkable ? el.checked : null;
+    if (checked === null && el.hasAttribute('aria-checked')) checked = el.getAttribute('aria-checked') === 'true';
+    const editable = ['input', 'textarea', 'select'].includes(el.localName);
+    return {
+      tag: el.localName,
+      role,
+      name: role ? nameOf(el, role) : '',
+      label: labels || collapse(el.getAttribute('aria-label') || ''),
+      placeholder: collapse(el.getAttribute('placeholder') || ''),
+      text: role === 'textbox' || editable ? '' : textOf(el, { limit: 1000 }),
+      test_id: el.getAttribute('data-testid') || '',
+      css: cssPath(el, context()),
+      value: editable ? String(el.value) : null,
+      checked,
+      visible: isRendered(el),
+    };
+  }
+
+  /** Playwright's text matching: whitespace collapsed; case-insensitive substring unless exact. */
+  function textMatcher(text, exact) {
+    const wanted = exact ? collapse(text) : collapse(text).toLowerCase();
+    return (s) => (exact ? collapse(s) === wanted : collapse(s).toLowerCase().includes(wanted));
+  }
+
+  const ariaHidden = (el) => {
+    for (let n = el; n; n = flatParentElement(n)) if (n.getAttribute('aria-hidden') === 'true') return true;
+    return false;
+  };
+
+  /** The elements a locator spec ({kind, value, name, exact}) matches, in document order. */
+  function locatorElements(spec) {
+    const all = deepElements(document);
+    const match = textMatcher(spec.value, spec.exact);
+    switch (spec.kind) {
+      case 'role': {
+        const byName = spec.name == null ? null : textMatcher(spec.name, spec.exact);
+        return all.filter((el) => roleOf(el) === spec.value && !ariaHidden(el)
+          && el.checkVisibility({ visibilityProperty: true })
+          && (!byName || byName(nameOf(el, spec.value))));
+      }
+      case 'label':
+        return all.filter((el) => {
+          const labels = labelText(el);
+          return (labels && match(labels)) || (el.hasAttribute('aria-label') && match(el.getAttribute('aria-label') || ''));
+        });
+      case 'placeholder':
+        return all.filter((el) => el.hasAttribute('placeholder') && match(el.getAttribute('placeholder') || ''));
+      case 'test_id':
+        return all.filter((el) => el.getAttribute('data-testid') === spec.value);
+      case 'text': {
+        // The innermost elements whose text matches (a parent of a match is not one).
+        const hits = new Set(all.filter((el) => !NOT_TEXT.has(el.localName) && match(textOf(el, { limit: 10000 }))));
+        return [...hits].filter((el) => ![...hits].some((other) => other !== el && el.contains(other)));
+      }
+      case 'css':
+        return deepQueryAll(spec.value);
+      default:
+        throw new Error(`unknown locator kind ${spec.kind}`);
+    }
+  }
+
+  /** For each spec: how many elements it matches, and where el is among them (-1: not). */
+  function locatorMatches(el, specs) {
+    return specs.map((spec) => {
+      const found = locatorElements(spec);
+      return { count: found.length, index: found.indexOf(el) };
+    });
+  }
+
+  /** For each spec: how many elements it matches and the index of the first visible one (-1:
+   * none), with the accessible names of the role's visible elements (what a failed
+   * verification says it saw instead). */
+  function locatorFind(specs) {
+    return specs.map((spec) => {
+      const found = locatorElements(spec);
+      const seen = spec.kind === 'role'
+        ? locatorElements({ kind: 'role', value: spec.value, name: null, exact: false })
+          .filter(isRendered).slice(0, 20).map((el) => nameOf(el, spec.value))
+        : [];
+      return { count: found.length, visible: found.findIndex(isRendered), seen };
+    });
+  }
+
   const api = {
     version: VERSION,
     // page-wide: called through PageScript
@@ -839,6 +943,7 @@
     htmlMatches,
     pageHtml,
     turnsHtml,
+    locatorFind,
     // called with returnByValue false: they answer an element (PageScript.call_object)
     deepQuery,
     waitForSelector,
@@ -848,6 +953,8 @@
     checkVisibility,
     attributes,
     elementState,
+    locatorFacts,
+    locatorMatches,
   };
 
   Object.defineProperty(window, '__bridgeDom', { value: api, configurable: true, enumerable: false });

@@ -122,6 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not gather each client's tabs in a Chrome tab group named after it",
     )
+    g.add_argument(
+        "--codegen",
+        choices=("none", "python"),
+        default="none",
+        help="python: each browser action's result also carries its Playwright-for-Python "
+        "line (playwright-mcp's option; the testing group's browser_generate_test writes "
+        "them as a test)",
+    )
     p.add_argument("--verbose", action="store_true", help="log details to stderr")
     add_log_arguments(p)
     p.add_argument(
@@ -143,6 +151,18 @@ def _offer_claude_link(parser: argparse.ArgumentParser) -> None:
                 f"{action.help}; or claude: the browser tools through the Claude browser "
                 "extension you already have (bridge install-native-host --claude-extension)"
             )
+
+
+def tool_settings(args: argparse.Namespace, groups: tuple[str, ...]) -> ToolSettings:
+    """The browser tools' settings from the options; actions are recorded as Playwright
+    code with --codegen python or when the testing group (browser_generate_test) is served."""
+    return ToolSettings(
+        action_timeout=args.action_timeout,
+        allow_file_urls=args.allow_file_urls,
+        tab_groups=not args.no_tab_groups,
+        codegen=args.codegen,
+        record_code="testing" in groups,
+    )
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -274,11 +294,7 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
         print(f"bridge: {DEMO_NOTE}", file=sys.stderr, flush=True)
     state_dir = options.state_dir or default_state_dir()
     options.state_dir = state_dir
-    options.tool_settings = ToolSettings(
-        action_timeout=args.action_timeout,
-        allow_file_urls=args.allow_file_urls,
-        tab_groups=not args.no_tab_groups,
-    )
+    options.tool_settings = tool_settings(args, groups)
     options.cdp = True  # the DevTools endpoint for Playwright/Puppeteer, behind its own token
     runtime = Runtime(options)
     server_options: dict[str, object] = {}

@@ -112,6 +112,13 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_set_storage_state":      ToolHints("Restore storage state",      N,   Y,   Y,   Y),
     # pdf group (off by default): the page printed to a file
     "browser_pdf_save":               ToolHints("Save as PDF",                N,   N,   N,   Y),
+    # testing group (off by default): assertions, locators, a session written as a test
+    "browser_verify_element_visible": ToolHints("Verify element visible",     Y,   N,   Y,   Y),
+    "browser_verify_text_visible":    ToolHints("Verify text visible",        Y,   N,   Y,   Y),
+    "browser_verify_list_visible":    ToolHints("Verify list visible",        Y,   N,   Y,   Y),
+    "browser_verify_value":           ToolHints("Verify value",               Y,   N,   Y,   Y),
+    "browser_generate_locator":       ToolHints("Generate a locator",         Y,   N,   Y,   Y),
+    "browser_generate_test":          ToolHints("Generate a test file",       N,   N,   N,   Y),
     # vision group (off by default): input by coordinates, a zoomed look
     "browser_mouse_click_xy":         ToolHints("Click at a point",           N,   Y,   N,   Y),
     "browser_mouse_move_xy":          ToolHints("Move the mouse",             N,   N,   Y,   Y),

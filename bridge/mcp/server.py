@@ -22,6 +22,7 @@ from bridge.mcp.browser_tools import register_browser_tools, register_claude_too
 from bridge.mcp.dom_tools import register_dom_tools
 from bridge.mcp.resources import ResourceServer, register_resources
 from bridge.mcp.storage_tools import register_pdf_tools, register_storage_tools
+from bridge.mcp.testing_tools import register_testing_tools
 from bridge.mcp.vision_tools import register_record_tools, register_vision_tools
 from bridge.tools.browsing import ToolHub
 from bridge.tools.claude import NOT_CARRIED, ClaudeToolHub
@@ -86,6 +87,9 @@ GROUP_REGISTRARS: dict[str, Registrar] = {
     "dom": lambda server, get_bridge: register_dom_tools(server, lambda: get_bridge().tools),
     "storage": lambda s, get_bridge: register_storage_tools(s, lambda: get_bridge().tools),
     "pdf": lambda s, get_bridge: register_pdf_tools(s, lambda: get_bridge().tools),
+    "testing": lambda server, get_bridge: register_testing_tools(
+        server, lambda: get_bridge().tools
+    ),
     "vision": lambda s, get_bridge: register_vision_tools(s, lambda: get_bridge().tools),
     "record": lambda s, get_bridge: register_record_tools(s, lambda: get_bridge().tools),
 }

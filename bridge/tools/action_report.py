@@ -37,6 +37,8 @@ class ActionReport:
     downloads: list[dict[str, Any]] = field(default_factory=list)
     still_loading: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Its Playwright-for-Python lines (``--codegen python``), else empty.
+    code: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"did": self.did, "tab": self.tab_id, "url": self.url}
@@ -51,6 +53,8 @@ class ActionReport:
         if self.dialog is not None:
             out["dialog"] = self.dialog
         out.update(self.extra)
+        if self.code:
+            out["code"] = self.code
         return out
 
     def to_text(self) -> str:
@@ -84,4 +88,7 @@ class ActionReport:
             )
         for key, value in self.extra.items():
             lines.append(f"- {key}: {value}")
+        if self.code:
+            lines.append("- Playwright code:")
+            lines.extend(f"  {line}" for line in self.code)
         return "\n".join(lines)

@@ -18,6 +18,7 @@ one base they share.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from bridge.cdp.browser import Browser
 from bridge.policy.files import FilePolicy
@@ -29,6 +30,7 @@ from bridge.tools.operations.reading import Reading
 from bridge.tools.operations.recording import Recording
 from bridge.tools.operations.storage import Storage
 from bridge.tools.operations.tabs import TabOperations
+from bridge.tools.operations.testing import Testing
 from bridge.tools.operations.vision import Vision
 from bridge.tools.recorder import TabRecorder
 from bridge.tools.targets import TabState
@@ -40,12 +42,16 @@ __all__ = ["BrowserTools", "DialogOpen", "NoCurrentTab", "ToolHub", "ToolSetting
 class ToolSettings:
     """The person's settings for the browser tools: how long an action waits for its
     element, whether file: URLs may be opened (--allow-file-urls), and whether each client's
-    tabs are gathered in a tab group of its own."""
+    tabs are gathered in a tab group of its own. ``codegen`` (--codegen python) adds each
+    action's Playwright-for-Python line to its result; ``record_code`` keeps those lines
+    without showing them (the testing group's browser_generate_test writes them)."""
 
     action_timeout: float = 5.0
     allow_file_urls: bool = False
     #: Each client's tabs in a Chrome tab group named after it (``ToolClient._group``).
     tab_groups: bool = True
+    codegen: Literal["none", "python"] = "none"
+    record_code: bool = False
 
 
 class ToolHub:
@@ -105,6 +111,8 @@ class ToolHub:
         return state
 
 
-class BrowserTools(TabOperations, Navigation, Reading, Acting, Storage, Pdf, Vision, Recording):
+class BrowserTools(
+    TabOperations, Navigation, Reading, Acting, Storage, Pdf, Testing, Vision, Recording
+):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""

@@ -36,6 +36,11 @@ DOM = {
     "browser_get_page_metadata", "browser_get_filtered_aria_tree", "browser_find_by_text",
     "browser_get_form_values", "browser_check_element_state",
 }  # fmt: skip
+TESTING = {
+    "browser_verify_element_visible", "browser_verify_text_visible",
+    "browser_verify_list_visible", "browser_verify_value", "browser_generate_locator",
+    "browser_generate_test",
+}  # fmt: skip
 ASK = {"ask_chatgpt_web", "ask_gemini_web", "ask_chatgpt_gemini_web", "take_cdp_snapshot",
        "get_page_dom", "get_answer", "list_jobs", "get_conversation",
        "list_conversations"}  # fmt: skip
@@ -50,6 +55,7 @@ GROUP_TOOLS: dict[str, set[str]] = {
     "dom": DOM,
     "storage": STORAGE,
     "pdf": {"browser_pdf_save"},
+    "testing": TESTING,
     "vision": {
         "browser_mouse_click_xy",
         "browser_mouse_move_xy",

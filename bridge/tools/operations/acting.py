@@ -4,11 +4,14 @@ frame of every action (``ToolClient._act``), which reports what it changed."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from bridge.errors import BridgeError
-from bridge.tools import actions
+from bridge.tools import actions, codegen
 from bridge.tools.action_report import ActionReport
+from bridge.tools.element import Element
+from bridge.tools.locating import CodeStep
 from bridge.tools.operations.client import ToolClient
 from bridge.tools.scripts import ACTIONS_SCRIPT
 from bridge.tools.targets import resolve_target
@@ -41,7 +44,15 @@ class Acting(ToolClient):
 
         # A download link's download starts a moment after the click's input is handled.
         downloads = bool(await el.run(ACTIONS_SCRIPT, "inDownloadLink"))
-        return await self._act(state, f"Clicked {element or target}", go, expect_download=downloads)
+        step = CodeStep(
+            lambda loc: [
+                codegen.click(loc[0], button=button, double=double_click, modifiers=modifiers or [])
+            ],
+            ((el, target),),
+        )
+        return await self._act(
+            state, f"Clicked {element or target}", go, expect_download=downloads, code=step
+        )
 
     async def hover(self, target: str, tab: int | None = None) -> ActionReport:
         state = await self._state(tab)
@@ -50,7 +61,8 @@ class Acting(ToolClient):
         async def go() -> None:
             await actions.hover(state, el, self.timeout)
 
-        return await self._act(state, f"Hovered over {target}", go)
+        step = CodeStep(lambda loc: [f"{loc[0]}.hover()"], ((el, target),))
+        return await self._act(state, f"Hovered over {target}", go, code=step)
 
     async def type(
         self,
@@ -67,17 +79,24 @@ class Acting(ToolClient):
         async def go() -> None:
             await actions.type_text(state, el, text, self.timeout, slowly=slowly, submit=submit)
 
-        return await self._act(state, f"Typed into {target}", go)
+        step = CodeStep(
+            lambda loc: codegen.fill(loc[0], text, slowly=slowly, submit=submit), ((el, target),)
+        )
+        return await self._act(state, f"Typed into {target}", go, code=step)
 
     async def fill_form(self, fields: list[dict[str, Any]], tab: int | None = None) -> ActionReport:
         """Text boxes get the text; checkboxes and radios true/false; selects a value."""
         state = await self._state(tab)
+        # Every field found (and its kind known) before any is filled: its locator is taken
+        # from the page as it was.
+        found: list[tuple[Element, str, Any, Any]] = []
+        for spec in fields:
+            target = str(spec["target"])
+            el = await resolve_target(state, target, timeout=self.timeout)
+            found.append((el, target, await el.run(ACTIONS_SCRIPT, "kind"), spec.get("value")))
 
         async def go() -> None:
-            for spec in fields:
-                el = await resolve_target(state, str(spec["target"]), timeout=self.timeout)
-                kind = await el.run(ACTIONS_SCRIPT, "kind")
-                value = spec.get("value")
+            for el, _, kind, value in found:
                 if kind in ("checkbox", "radio"):
                     await actions.set_checked(state, el, _truthy(value), self.timeout)
                 elif kind == "select":
@@ -88,7 +107,20 @@ class Acting(ToolClient):
                         state, el, "" if value is None else str(value), self.timeout
                     )
 
-        return await self._act(state, f"Filled {len(fields)} field(s)", go)
+        def lines(loc: Sequence[str]) -> list[str]:
+            out: list[str] = []
+            for locator, (_, _, kind, value) in zip(loc, found, strict=True):
+                if kind in ("checkbox", "radio"):
+                    out.append(codegen.set_checked(locator, _truthy(value)))
+                elif kind == "select":
+                    values = value if isinstance(value, list) else [str(value)]
+                    out.append(codegen.select_option(locator, [str(v) for v in values]))
+                else:
+                    out += codegen.fill(locator, "" if value is None else str(value))
+            return out
+
+        step = CodeStep(lines, tuple((el, target) for el, target, _, _ in found))
+        return await self._act(state, f"Filled {len(fields)} field(s)", go, code=step)
 
     async def select_option(
         self, target: str, values: list[str], tab: int | None = None
@@ -100,7 +132,8 @@ class Acting(ToolClient):
         async def go() -> None:
             chosen.extend(await actions.select_option(state, el, values, self.timeout))
 
-        report = await self._act(state, f"Selected in {target}", go)
+        step = CodeStep(lambda loc: [codegen.select_option(loc[0], values)], ((el, target),))
+        report = await self._act(state, f"Selected in {target}", go, code=step)
         report.extra["selected"] = chosen
         return report
 
@@ -114,7 +147,11 @@ class Acting(ToolClient):
         async def go() -> None:
             await actions.drag(state, source, target, self.timeout)
 
-        return await self._act(state, f"Dragged {start_target} to {end_target}", go)
+        step = CodeStep(
+            lambda loc: [f"{loc[0]}.drag_to({loc[1]})"],
+            ((source, start_target), (target, end_target)),
+        )
+        return await self._act(state, f"Dragged {start_target} to {end_target}", go, code=step)
 
     async def press_key(self, key: str, tab: int | None = None) -> ActionReport:
         state = await self._state(tab)
@@ -122,7 +159,8 @@ class Acting(ToolClient):
         async def go() -> None:
             await actions.press_key(state, key)
 
-        return await self._act(state, f"Pressed {key}", go)
+        step = CodeStep(lambda _: [codegen.press_key(key)])
+        return await self._act(state, f"Pressed {key}", go, code=step)
 
     async def file_upload(
         self, target: str, paths: list[str], tab: int | None = None
@@ -136,7 +174,11 @@ class Acting(ToolClient):
         async def go() -> None:
             how.append(await actions.upload_files(state, el, files, self.timeout))
 
-        report = await self._act(state, f"Uploaded {len(files)} file(s) to {target}", go)
+        step = CodeStep(
+            lambda loc: [f"{loc[0]}.set_input_files({codegen.py_list([str(f) for f in files])})"],
+            ((el, target),),
+        )
+        report = await self._act(state, f"Uploaded {len(files)} file(s) to {target}", go, code=step)
         report.extra["method"] = how[0] if how else ""
         return report
 
@@ -156,7 +198,10 @@ class Acting(ToolClient):
             state.recorder.dialog = None
 
         verb = "Accepted" if accept else "Dismissed"
-        return await self._act(state, f"{verb} the {dialog.kind} dialog", go, dialog_open=True)
+        step = CodeStep(lambda _: [codegen.dialog_handler(accept, prompt_text)], before_last=True)
+        return await self._act(
+            state, f"{verb} the {dialog.kind} dialog", go, dialog_open=True, code=step
+        )
 
     async def resize(self, width: int, height: int, tab: int | None = None) -> ActionReport:
         state = await self._state(tab)

@@ -10,7 +10,9 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from bridge.errors import BridgeError, CdpError, CommandFailed
+from bridge.tools import codegen
 from bridge.tools.action_report import ActionReport, PageState
+from bridge.tools.locating import CodeStep, InFrame, locate
 from bridge.tools.tab_groups import group_color, group_title
 from bridge.tools.targets import TabState
 from bridge.waiting import Waiter, scaled
@@ -50,6 +52,8 @@ class ToolClient:
         # or left alone (``_group``): each tab is asked about once.
         self._groups: list[int] = []
         self._grouped: set[int] = set()
+        #: This client's actions as Playwright-for-Python lines, per tab (``records_code``).
+        self.code_log = codegen.CodeLog()
 
     def on_leave(self, name: str, undo: Callable[[], Awaitable[None]]) -> None:
         """Run ``undo`` when this client leaves (``ToolHub.leave``, bridge stopping). A
@@ -71,6 +75,33 @@ class ToolClient:
                 await step()
             except (BridgeError, OSError) as exc:
                 log.info("client %s: undoing %s failed: %s", self.client, name, exc)
+
+    @property
+    def records_code(self) -> bool:
+        """Whether actions are written down as Playwright code (--codegen python, or the
+        testing group's browser_generate_test): off, no action pays for finding locators."""
+        settings = self.hub.settings
+        return settings.codegen != "none" or settings.record_code
+
+    async def _code_lines(self, step: CodeStep) -> list[str]:
+        """``step``'s lines, its elements' locators found now (before the action changes
+        the page). An element no page-level locator finds becomes a comment saying so."""
+        located = []
+        for element, target in step.elements:
+            try:
+                located.append((await locate(element, target)).code())
+            except (InFrame, ValueError, BridgeError) as exc:
+                return [f"# {target}: no Playwright locator ({exc})"]
+        return step.lines(located)
+
+    def _record(self, tab: int, lines: list[str], step: CodeStep, report: ActionReport) -> None:
+        if step.before_last:
+            for line in lines:
+                self.code_log.before_last(tab, line)
+        else:
+            self.code_log.add(tab, lines)
+        if self.hub.settings.codegen == "python":
+            report.code = lines
 
     @property
     def timeout(self) -> float:
@@ -125,10 +156,13 @@ class ToolClient:
         navigation: bool = True,
         dialog_open: bool = False,
         expect_download: bool = False,
+        code: CodeStep | None = None,
     ) -> ActionReport:
         """Run ``action`` and say what changed. A dialog that opens ends the wait at once
         (the input command it blocks finishes when the dialog is answered); a navigation the
-        action started is waited for, up to the action timeout."""
+        action started is waited for, up to the action timeout. ``code``: the action as
+        Playwright code, recorded (``records_code``) once the action ran."""
+        lines = await self._code_lines(code) if code is not None and self.records_code else None
         before = await self._observe(state, dialog_open=dialog_open)
         main = await state.main_frame_id()
         # Registered before the action: whatever it causes is seen, however fast.
@@ -186,6 +220,8 @@ class ToolClient:
         for opened in report.new_tabs:  # tabs this client's action opened join its group
             if isinstance(opened.get("tab"), int):
                 await self._group(opened["tab"])
+        if code is not None and lines is not None:
+            self._record(state.tab_id, lines, code, report)
         for download in report.downloads:
             await self._locate(download)
         return report

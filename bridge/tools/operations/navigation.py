@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from bridge.errors import BridgeError
 from bridge.policy.urls import check_navigable
+from bridge.tools import codegen
 from bridge.tools.action_report import ActionReport
+from bridge.tools.locating import CodeStep
 from bridge.tools.operations.client import ToolClient
 from bridge.waiting import scaled
 
@@ -33,7 +35,8 @@ class Navigation(ToolClient):
             finally:
                 loaded.close()
 
-        return await self._act(state, f"Navigated to {target}", go, navigation=False)
+        step = CodeStep(lambda _: [codegen.goto(target)])
+        return await self._act(state, f"Navigated to {target}", go, navigation=False, code=step)
 
     async def go_back(self, tab: int | None = None) -> ActionReport:
         return await self._history(-1, tab)
@@ -52,4 +55,5 @@ class Navigation(ToolClient):
         async def go() -> None:
             await state.tab.send("Page.navigateToHistoryEntry", {"entryId": entries[index]["id"]})
 
-        return await self._act(state, "Went back" if step < 0 else "Went forward", go)
+        code = CodeStep(lambda _: ["page.go_back()" if step < 0 else "page.go_forward()"])
+        return await self._act(state, "Went back" if step < 0 else "Went forward", go, code=code)
