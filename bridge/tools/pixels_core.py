@@ -149,3 +149,35 @@ def zoom_clip(
         "scale": factor / max(viewport.dpr, 0.01),
     }
     return Zoom(clip, factor, (left, top, w, h))
+
+
+# -- the actions as Playwright-for-Python lines (--codegen python, browser_generate_test) --
+
+
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+def click_code(x: float, y: float, button: str = "left", click_count: int = 1) -> list[str]:
+    """``page.mouse.click(x, y, …)``: Playwright's mouse takes the same CSS pixels."""
+    options = "" if button == "left" else f", button={button!r}"
+    options += "" if click_count == 1 else f", click_count={click_count}"
+    return [f"page.mouse.click({_num(x)}, {_num(y)}{options})"]
+
+
+def move_code(x: float, y: float) -> list[str]:
+    return [f"page.mouse.move({_num(x)}, {_num(y)})"]
+
+
+def drag_code(sx: float, sy: float, ex: float, ey: float, steps: int) -> list[str]:
+    return [
+        *move_code(sx, sy),
+        "page.mouse.down()",
+        f"page.mouse.move({_num(ex)}, {_num(ey)}, steps={steps})",
+        "page.mouse.up()",
+    ]
+
+
+def wheel_code(x: float, y: float, dx: float, dy: float) -> list[str]:
+    """Playwright's wheel turns where the mouse is: moved there first."""
+    return [*move_code(x, y), f"page.mouse.wheel({_num(dx)}, {_num(dy)})"]

@@ -11,8 +11,11 @@ from bridge.tools.pixels_core import (
     MAX_ZOOM_SIDE,
     Viewport,
     check_point,
+    click_code,
+    drag_code,
     scroll_delta,
     shot_scale,
+    wheel_code,
     zoom_clip,
 )
 
@@ -87,3 +90,15 @@ def test_zoom_clamps_to_the_viewport_and_bounds_the_image() -> None:
         zoom_clip(900, 0, 50, 50, VIEW, 2)
     with pytest.raises(ValueError):
         zoom_clip(0, 0, 0, 50, VIEW, 2)
+
+
+def test_the_actions_as_playwright_lines() -> None:
+    assert click_code(160, 100.5) == ["page.mouse.click(160, 100.5)"]
+    assert click_code(1, 2, "right", 2) == ["page.mouse.click(1, 2, button='right', click_count=2)"]
+    assert drag_code(1, 2, 3, 4, 5) == [
+        "page.mouse.move(1, 2)",
+        "page.mouse.down()",
+        "page.mouse.move(3, 4, steps=5)",
+        "page.mouse.up()",
+    ]
+    assert wheel_code(10, 20, 0, -300) == ["page.mouse.move(10, 20)", "page.mouse.wheel(0, -300)"]

@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from bridge.errors import BridgeError, GifRecordingError, PathNotAllowed, PointOutsideViewport
-from bridge.tools.browsing import BrowserTools, ToolHub
+from bridge.tools.browsing import BrowserTools, ToolHub, ToolSettings
 from bridge.tools.operations.reading import _screencast_frame
 from tests.tools.vision_site import serve_vision_page
 
@@ -280,3 +280,17 @@ async def test_a_background_screenshot_during_a_recording_uses_its_latest_frame(
     state.screencasting = lambda: None  # no frame yet: a clear error, no second screencast
     with pytest.raises(BridgeError, match="GIF recording"):
         await _screencast_frame(state)
+
+
+async def test_with_codegen_each_action_gives_its_playwright_line(
+    tools: BrowserTools, page: str
+) -> None:
+    tools.hub.settings = ToolSettings(codegen="python")  # as with --codegen python
+    await tools.navigate(page)
+    x, y = await centre(tools, "#b")
+    report = await tools.mouse_click_xy(x, y)
+    assert report.code == [f"page.mouse.click({x:g}, {y:g})"]
+    report = await tools.scroll("down", 200)
+    assert report.code and report.code[-1] == "page.mouse.wheel(0, 200)"
+    report = await tools.scroll(target="#far")
+    assert report.code and report.code[0].endswith(".scroll_into_view_if_needed()")

@@ -17,8 +17,19 @@ from typing import Any, Literal
 from bridge.cdp.page_script import PageScript
 from bridge.errors import BridgeError, BridgeTimeout
 from bridge.tools.action_report import ActionReport
+from bridge.tools.locating import CodeStep
 from bridge.tools.operations.client import ToolClient
-from bridge.tools.pixels_core import Direction, Viewport, check_point, scroll_delta, zoom_clip
+from bridge.tools.pixels_core import (
+    Direction,
+    Viewport,
+    check_point,
+    click_code,
+    drag_code,
+    move_code,
+    scroll_delta,
+    wheel_code,
+    zoom_clip,
+)
 from bridge.tools.scripts import VISION_SCRIPT
 from bridge.tools.targets import TabState, resolve_target
 from bridge.waiting import scaled
@@ -73,7 +84,8 @@ class Vision(ToolClient):
 
         what = f" ({element})" if element else ""
         times = {1: "", 2: " twice", 3: " three times"}[click_count]
-        return await self._act(state, f"Clicked{times} at ({x:g}, {y:g}){what}", go)
+        step = CodeStep(lambda _: click_code(x, y, button, click_count))
+        return await self._act(state, f"Clicked{times} at ({x:g}, {y:g}){what}", go, code=step)
 
     async def mouse_move_xy(self, x: float, y: float, tab: int | None = None) -> ActionReport:
         state = await self._state(tab)
@@ -82,7 +94,8 @@ class Vision(ToolClient):
         async def go() -> None:
             await _mouse(state, "mouseMoved", x, y)
 
-        return await self._act(state, f"Moved the mouse to ({x:g}, {y:g})", go)
+        step = CodeStep(lambda _: move_code(x, y))
+        return await self._act(state, f"Moved the mouse to ({x:g}, {y:g})", go, code=step)
 
     async def mouse_drag_xy(
         self,
@@ -112,6 +125,7 @@ class Vision(ToolClient):
             state,
             f"Dragged from ({start_x:g}, {start_y:g}) to ({end_x:g}, {end_y:g})",
             go,
+            code=CodeStep(lambda _: drag_code(start_x, start_y, end_x, end_y, DRAG_STEPS)),
         )
 
     async def scroll(
@@ -139,7 +153,8 @@ class Vision(ToolClient):
                 )
                 await self._settle(state)
 
-            report = await self._act(state, f"Scrolled {target} into view", into_view)
+            step = CodeStep(lambda loc: [f"{loc[0]}.scroll_into_view_if_needed()"], ((el, target),))
+            report = await self._act(state, f"Scrolled {target} into view", into_view, code=step)
             await self._where(state, report)
             return report
         wx = view.width / 2 if x is None else x
@@ -152,7 +167,12 @@ class Vision(ToolClient):
             await self._settle(state)
 
         size = "a page" if amount == "page" else f"{float(amount):g}px"
-        report = await self._act(state, f"Scrolled {direction} {size} at ({wx:g}, {wy:g})", wheel)
+        report = await self._act(
+            state,
+            f"Scrolled {direction} {size} at ({wx:g}, {wy:g})",
+            wheel,
+            code=CodeStep(lambda _: wheel_code(wx, wy, dx, dy)),
+        )
         await self._where(state, report)
         return report
 
