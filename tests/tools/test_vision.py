@@ -294,3 +294,15 @@ async def test_with_codegen_each_action_gives_its_playwright_line(
     assert report.code and report.code[-1] == "page.mouse.wheel(0, 200)"
     report = await tools.scroll(target="#far")
     assert report.code and report.code[0].endswith(".scroll_into_view_if_needed()")
+
+
+async def test_one_recording_per_tab(hub: ToolHub, page: str) -> None:
+    first, second = hub.client("first"), hub.client("second")
+    await first.navigate(page)
+    await first.record_gif("start_recording")
+    assert (await first.record_gif("start_recording"))["note"] == "already recording"
+    with pytest.raises(GifRecordingError, match="another client is recording"):
+        await second.record_gif("start_recording", tab=first.current)
+    await first.record_gif("stop_recording")
+    assert (await second.record_gif("start_recording", tab=first.current))["recording"]
+    await hub.leave("second")

@@ -51,6 +51,12 @@ class Recording(ToolClient):
             if old.tab_id == state.tab_id:
                 return {"recording": True, "tab": old.tab_id, "note": "already recording"}
             await old.stop()
+        if state.screencasting is not None:
+            # One screencast per tab: a second would share its frames and end with either.
+            raise GifRecordingError(
+                f"another client is recording tab {state.tab_id}: record another tab, or "
+                "wait until that recording stops"
+            )
         cast = Screencast(state)
         await cast.start()
         self._recording = cast
