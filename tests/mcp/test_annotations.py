@@ -66,6 +66,12 @@ async def test_every_tool_is_served_with_its_rows_title_and_annotations() -> Non
     assert annotation_problems(tools, TOOL_HINTS) == []
     alone = await _listed(build_claude_server(_no_claude, groups=("record",)))
     assert [t.name for t in alone] == ["browser_record_gif"]
+    # Each link serves its own recorder: the extension's gif_creator there, bridge's here.
+    for served in (over_claude, alone):
+        recorder = next(t for t in served if t.name == "browser_record_gif")
+        assert "gif_creator" in (recorder.description or "")
+    ours = next(t for t in tools if t.name == "browser_record_gif")
+    assert "gif_creator" not in (ours.description or "")
 
 
 async def test_a_tool_without_a_row_fails_the_check() -> None:
