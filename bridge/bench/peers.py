@@ -3,10 +3,13 @@
 Both MCP servers run over stdio, each with its own headless Chromium (the same executable),
 driven by the MCP SDK client through the same task list on the same local pages (a form, a
 long article, a table of a few thousand nodes): navigate, snapshot, click, type and read
-text (``browser_evaluate`` on both sides: the closest tool each has). Calls are interleaved
-task by task, the order alternating every round, so drift hits both. Figures, each bridge ÷
-playwright-mcp: spawn to first page open, the median time per tool call by task, the
-characters each snapshot returns, and all the text the task list returns.
+text (``browser_evaluate`` on both sides: the closest tool each has), and the lean calls:
+``browser_snapshot`` with ``depth`` and ``target``, ``browser_find``, and bridge's snapshot
+``diff`` after acting (playwright-mcp has none: it returns its whole snapshot there). Calls
+are interleaved task by task, the order alternating every round, so drift hits both.
+Figures, each bridge ÷ playwright-mcp: spawn to first page open, the median time per tool
+call by task, the characters each snapshot and search returns, and all the text the task
+list returns.
 
 playwright-mcp is an optional peer: without Node.js or the npm package the comparison is
 skipped with a note (``{"skipped": why}``), never an error, and no browser is downloaded.
@@ -144,16 +147,36 @@ def _page(path: str, query: Mapping[str, list[str]]) -> str | None:
 
 @dataclass(frozen=True)
 class Task:
-    """One held-out browser task: the page it opens and the tool call each peer makes on it."""
+    """One held-out browser task: the page it opens and the tool call each peer makes on it
+    (``peer_args``: what playwright-mcp is asked instead, when it lacks the option, e.g. the
+    whole snapshot where bridge is asked for a diff)."""
 
     name: str
     page: str
     tool: str
     args: dict[str, Any]
+    peer_args: dict[str, Any] | None = None
 
     @property
     def is_snapshot(self) -> bool:
         return self.tool == "browser_snapshot"
+
+    def args_for(self, label: str) -> dict[str, Any]:
+        if label == PEER and self.peer_args is not None:
+            return self.peer_args
+        return self.args
+
+    @property
+    def size_figure(self) -> str | None:
+        """The name of this task's size row, if its size is a figure: the page's whole
+        snapshot ("snapshot size: form page"), a lean snapshot or a search (by task name)."""
+        if self.is_snapshot and not self.args:
+            return f"snapshot size: {self.page} page"
+        if self.is_snapshot:
+            return f"snapshot size: {self.name}"
+        if self.tool == "browser_find":
+            return f"find size: {self.name}"
+        return None
 
 
 def _read(selector: str) -> dict[str, Any]:
@@ -162,21 +185,38 @@ def _read(selector: str) -> dict[str, Any]:
 
 def tasks(base: str) -> list[Task]:
     """Every call of one round, in order (each server keeps its own page between calls).
-    Elements are named by CSS selectors, which both tool sets take as ``target``."""
+    Elements are named by CSS selectors, which both tool sets take as ``target``. The lean
+    calls (depth, target, browser_find) use the options both have under the same names;
+    playwright-mcp has no snapshot diff, so there it is asked for the whole snapshot (what
+    an agent without diffs reads after acting)."""
     return [
         Task("navigate (form)", "form", "browser_navigate", {"url": f"{base}/form"}),
         Task("snapshot (form)", "form", "browser_snapshot", {}),
         Task("click (form)", "form", "browser_click", {"target": "#add"}),
         Task("type (form)", "form", "browser_type", {"target": "#name", "text": "Ada Lovelace"}),
         Task("read text (form)", "form", "browser_evaluate", _read("#status")),
+        Task(
+            "snapshot diff after click+type (form)",
+            "form",
+            "browser_snapshot",
+            {"diff": True},
+            peer_args={},
+        ),
+        Task("find (form)", "form", "browser_find", {"text": "team member"}),
         Task("navigate (article)", "article", "browser_navigate", {"url": f"{base}/article"}),
         Task("snapshot (article)", "article", "browser_snapshot", {}),
         Task("read text (article)", "article", "browser_evaluate", _read("article")),
+        Task("snapshot depth=2 (article)", "article", "browser_snapshot", {"depth": 2}),
+        Task("snapshot target=nav (article)", "article", "browser_snapshot", {"target": "nav"}),
+        Task("find (article)", "article", "browser_find", {"text": "Section 39"}),
         Task("navigate (table)", "table", "browser_navigate", {"url": f"{base}/table"}),
         Task("snapshot (table)", "table", "browser_snapshot", {}),
         Task("click (table)", "table", "browser_click", {"target": "#more"}),
         Task("type (table)", "table", "browser_type", {"target": "#filter", "text": "User 12"}),
         Task("read text (table)", "table", "browser_evaluate", _read("table")),
+        Task("snapshot depth=3 (table)", "table", "browser_snapshot", {"depth": 3}),
+        Task("snapshot target=thead (table)", "table", "browser_snapshot", {"target": "thead"}),
+        Task("find (table)", "table", "browser_find", {"text": "user12@"}),
     ]
 
 
@@ -248,7 +288,7 @@ async def _call(server: _Server, task: Task) -> tuple[float, str, bool]:
     """(milliseconds, the text returned, whether it was an error) for one tool call."""
     assert server.client is not None
     t0 = time.perf_counter()
-    result = await server.client.call_tool(task.tool, task.args)
+    result = await server.client.call_tool(task.tool, task.args_for(server.label))
     ms = (time.perf_counter() - t0) * 1000
     return ms, _text_of(result), bool(result.is_error)
 
@@ -430,6 +470,7 @@ async def measure_peers(
                 t.name: {
                     "tool": t.tool,
                     "args": {k: v for k, v in t.args.items() if k != "url"},
+                    **({f"{PEER}_args": t.peer_args} if t.peer_args is not None else {}),
                     "bridge_ms": [],
                     f"{PEER}_ms": [],
                     "bridge_chars": [],
@@ -552,21 +593,18 @@ def _figures(task_list: list[Task], raw: dict[str, Any]) -> list[Figure]:
             note += f"; {len(record['errors'])} failed calls"
         figures.append(Figure(f"tool call: {task.name}", "ms", b, p, PEER, None, note=note))
     for task in task_list:
-        if task.is_snapshot:
-            record = raw["tasks"][task.name]
-            b, p = median(record["bridge_chars"]), median(record[f"{PEER}_chars"])
-            elements = raw["pages"].get(task.page, {}).get("elements", "?")
-            figures.append(
-                Figure(
-                    f"snapshot size: {task.page} page",
-                    "chars",
-                    b,
-                    p,
-                    PEER,
-                    None,
-                    note=f"{elements} elements",
-                )
-            )
+        label = task.size_figure
+        if label is None:
+            continue
+        record = raw["tasks"][task.name]
+        b, p = median(record["bridge_chars"]), median(record[f"{PEER}_chars"])
+        elements = raw["pages"].get(task.page, {}).get("elements", "?")
+        note = f"{elements} elements"
+        if task.args:
+            note += f"; {task.tool} {json.dumps(task.args)}"
+        if task.peer_args is not None:
+            note += f"; {PEER}: {json.dumps(task.peer_args)}"
+        figures.append(Figure(label, "chars", b, p, PEER, None, note=note))
     # What the whole task list hands the model (one round): the token cost of the work.
     b_total = sum(median(raw["tasks"][t.name]["bridge_chars"]) for t in task_list)
     p_total = sum(median(raw["tasks"][t.name][f"{PEER}_chars"]) for t in task_list)

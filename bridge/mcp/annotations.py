@@ -119,6 +119,8 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_verify_value":           ToolHints("Verify value",               Y,   N,   Y,   Y),
     "browser_generate_locator":       ToolHints("Generate a locator",         Y,   N,   Y,   Y),
     "browser_generate_test":          ToolHints("Generate a test file",       N,   N,   N,   Y),
+    # browser group, lean snapshots (issue 29)
+    "browser_find":                   ToolHints("Find in page snapshot",      Y,   N,   Y,   Y),
     # vision group (off by default): input by coordinates, a zoomed look
     "browser_mouse_click_xy":         ToolHints("Click at a point",           N,   Y,   N,   Y),
     "browser_mouse_move_xy":          ToolHints("Move the mouse",             N,   N,   Y,   Y),

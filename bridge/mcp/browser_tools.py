@@ -20,6 +20,8 @@ from bridge.mcp.registration import text_result, tool
 from bridge.tools.action_report import ActionReport
 from bridge.tools.browsing import BrowserTools, ToolHub
 from bridge.tools.claude import ClaudeToolHub, ClaudeTools
+from bridge.tools.operations.lean import FIND_LIMIT, SNAPSHOT_CHARS
+from bridge.tools.snapshot_lean import compile_find, find_lines, find_report, limit_depth
 
 __all__ = [
     "CLIENT_HEADER",
@@ -75,9 +77,38 @@ def client_tools(hub: AnyHub, ctx: Context) -> BrowserTools | ClaudeTools:
     return hub.client(client_key(ctx))
 
 
+IncludeSnapshot = Annotated[
+    bool,
+    Field(
+        description="Also return the page's snapshot after the action: a diff against your "
+        "last snapshot of the tab when you took one (default: only what the action changed)."
+    ),
+]
+
+
 def _report(report: ActionReport) -> CallToolResult:
     """An action's result: what it did and what changed, as text and as data."""
     return text_result(report.to_text(), report.to_dict())
+
+
+async def _acted(
+    tools: BrowserTools | ClaudeTools, report: ActionReport, include_snapshot: bool
+) -> CallToolResult:
+    """An acting tool's result (``_report``), with the snapshot after it when asked: the
+    one place ``include_snapshot`` is handled, for every acting tool."""
+    if not include_snapshot:
+        return _report(report)
+    data = report.to_dict()
+    if report.dialog is not None:  # a page behind a dialog cannot be read
+        note = "(no snapshot: answer the dialog first)"
+        data["snapshot"] = {"skipped": "dialog_open"}
+    elif isinstance(tools, BrowserTools):
+        lean = await tools.lean_snapshot(report.tab_id, diff=True)
+        note, data["snapshot"] = lean.text, lean.data
+    else:  # the Claude extension's link: its own snapshot, whole
+        note = await tools.snapshot(report.tab_id, max_chars=SNAPSHOT_CHARS)
+        data["snapshot"] = {"tab": report.tab_id}
+    return text_result(f"{report.to_text()}\n\n### Snapshot\n{note}", data)
 
 
 def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> None:
@@ -85,25 +116,112 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         return client_tools(get_hub(), ctx)
 
     @tool(server)
-    async def browser_navigate(url: str, ctx: Context, tab: Tab = None) -> CallToolResult:
+    async def browser_navigate(
+        url: str, ctx: Context, tab: Tab = None, include_snapshot: IncludeSnapshot = False
+    ) -> CallToolResult:
         """Open a URL in the current tab (a new tab if this client has none yet)."""
-        return _report(await tools(ctx).navigate(url, tab))
+        t = tools(ctx)
+        return await _acted(t, await t.navigate(url, tab), include_snapshot)
 
     @tool(server)
-    async def browser_go_back(ctx: Context, tab: Tab = None) -> CallToolResult:
+    async def browser_go_back(
+        ctx: Context, tab: Tab = None, include_snapshot: IncludeSnapshot = False
+    ) -> CallToolResult:
         """Go back in the tab's history."""
-        return _report(await tools(ctx).go_back(tab))
+        t = tools(ctx)
+        return await _acted(t, await t.go_back(tab), include_snapshot)
 
     @tool(server)
-    async def browser_go_forward(ctx: Context, tab: Tab = None) -> CallToolResult:
+    async def browser_go_forward(
+        ctx: Context, tab: Tab = None, include_snapshot: IncludeSnapshot = False
+    ) -> CallToolResult:
         """Go forward in the tab's history."""
-        return _report(await tools(ctx).go_forward(tab))
+        t = tools(ctx)
+        return await _acted(t, await t.go_forward(tab), include_snapshot)
 
     @tool(server)
-    async def browser_snapshot(ctx: Context, tab: Tab = None) -> CallToolResult:
+    async def browser_snapshot(
+        ctx: Context,
+        tab: Tab = None,
+        target: Annotated[
+            str | None,
+            Field(
+                description="Only this element's subtree: a ref from an earlier snapshot "
+                "(e12) or a CSS selector."
+            ),
+        ] = None,
+        depth: Annotated[
+            int | None,
+            Field(
+                description="Only this many levels below the page (or the target, which is "
+                "level 0); deeper parts become a line saying how to see them.",
+                ge=0,
+            ),
+        ] = None,
+        diff: Annotated[
+            bool,
+            Field(
+                description="Only what changed since your last snapshot of this tab (same "
+                "target and depth), as a unified diff; the whole snapshot when most changed."
+            ),
+        ] = False,
+        filename: Annotated[
+            str | None,
+            Field(
+                description="Save the snapshot to this file (relative to bridge's working "
+                "directory, inside the allowed folders) and return only its path."
+            ),
+        ] = None,
+    ) -> CallToolResult:
         """The page's accessibility tree with element refs (iframes and shadow DOM included).
-        Prefer it to screenshots for finding what to act on."""
-        return text_result(await tools(ctx).snapshot(tab, max_chars=200_000))
+        Prefer it to screenshots for finding what to act on; target, depth, diff and
+        filename keep it small."""
+        t = tools(ctx)
+        if isinstance(t, BrowserTools):
+            lean = await t.lean_snapshot(
+                tab, target=target, depth=depth, diff=diff, filename=filename
+            )
+            return text_result(lean.text, lean.data)
+        if target or diff or filename:
+            raise NotOverClaudeExtension(
+                "browser_snapshot's target, diff and filename",
+                "they need bridge's own snapshot of the page",
+            )
+        text = await t.snapshot(tab, max_chars=SNAPSHOT_CHARS)
+        if depth is not None:
+            head, _, body = text.partition("\n")
+            text = "\n".join([head, *limit_depth(body.split("\n"), depth, root_printed=False)])
+        return text_result(text)
+
+    @tool(server)
+    async def browser_find(
+        ctx: Context,
+        text: Annotated[
+            str | None, Field(description="Text to look for (any case). Give text or regex.")
+        ] = None,
+        regex: Annotated[
+            str | None,
+            Field(
+                description="A regular expression (Python syntax), case-sensitive unless "
+                "written /pattern/i. Give text or regex."
+            ),
+        ] = None,
+        max_results: Annotated[
+            int, Field(description="Most matches to show.", ge=1, le=1000)
+        ] = FIND_LIMIT,
+        tab: Tab = None,
+    ) -> CallToolResult:
+        """Search the page's snapshot: the matching lines with their refs, each under its
+        ancestors' lines, without the rest of the page."""
+        t = tools(ctx)
+        if isinstance(t, BrowserTools):
+            found = await t.find(text, regex, max_results=max_results, tab=tab)
+            return text_result(found.text, found.data)
+        query, matches = compile_find(text, regex)
+        head, _, body = (await t.snapshot(tab)).partition("\n")
+        result = find_lines(body.split("\n"), matches, limit=max_results)
+        lines = [head, *find_report(query, result)]
+        return text_result("\n".join(lines), {"total": result.total, "shown": result.shown})
 
     @tool(server)
     async def browser_click(
@@ -119,9 +237,11 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
             Field(description="Keys held during the click."),
         ] = None,
         tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Click an element once it is visible, enabled, stable and not covered."""
-        report = await tools(ctx).click(
+        t = tools(ctx)
+        report = await t.click(
             target,
             element=element,
             button=button,
@@ -129,12 +249,15 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
             modifiers=list(modifiers or []),
             tab=tab,
         )
-        return _report(report)
+        return await _acted(t, report, include_snapshot)
 
     @tool(server)
-    async def browser_hover(target: Target, ctx: Context, tab: Tab = None) -> CallToolResult:
+    async def browser_hover(
+        target: Target, ctx: Context, tab: Tab = None, include_snapshot: IncludeSnapshot = False
+    ) -> CallToolResult:
         """Move the mouse over an element (opens hover menus)."""
-        return _report(await tools(ctx).hover(target, tab))
+        t = tools(ctx)
+        return await _acted(t, await t.hover(target, tab), include_snapshot)
 
     @tool(server)
     async def browser_type(
@@ -144,9 +267,12 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         submit: Annotated[bool, Field(description="Press Enter afterwards.")] = False,
         slowly: Annotated[bool, Field(description="One key at a time (for key handlers).")] = False,
         tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Replace the text of an editable element."""
-        return _report(await tools(ctx).type(target, text, submit=submit, slowly=slowly, tab=tab))
+        t = tools(ctx)
+        report = await t.type(target, text, submit=submit, slowly=slowly, tab=tab)
+        return await _acted(t, report, include_snapshot)
 
     @tool(server)
     async def browser_fill_form(
@@ -159,23 +285,35 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         ],
         ctx: Context,
         tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Fill several form fields in one call."""
-        return _report(await tools(ctx).fill_form(fields, tab))
+        t = tools(ctx)
+        return await _acted(t, await t.fill_form(fields, tab), include_snapshot)
 
     @tool(server)
     async def browser_select_option(
-        target: Target, values: list[str], ctx: Context, tab: Tab = None
+        target: Target,
+        values: list[str],
+        ctx: Context,
+        tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Select options of a <select> by value or label."""
-        return _report(await tools(ctx).select_option(target, values, tab))
+        t = tools(ctx)
+        return await _acted(t, await t.select_option(target, values, tab), include_snapshot)
 
     @tool(server)
     async def browser_drag(
-        start_target: Target, end_target: Target, ctx: Context, tab: Tab = None
+        start_target: Target,
+        end_target: Target,
+        ctx: Context,
+        tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Drag one element onto another (HTML5 drag and drop or mouse drags)."""
-        return _report(await tools(ctx).drag(start_target, end_target, tab))
+        t = tools(ctx)
+        return await _acted(t, await t.drag(start_target, end_target, tab), include_snapshot)
 
     @tool(server)
     async def browser_press_key(
@@ -184,9 +322,11 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         ],
         ctx: Context,
         tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Press a key in the focused element."""
-        return _report(await tools(ctx).press_key(key, tab))
+        t = tools(ctx)
+        return await _acted(t, await t.press_key(key, tab), include_snapshot)
 
     @tool(server)
     async def browser_wait(
@@ -356,9 +496,11 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         ],
         ctx: Context,
         tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Put files into an <input type=file>."""
-        return _report(await tools(ctx).file_upload(target, paths, tab))
+        t = tools(ctx)
+        return await _acted(t, await t.file_upload(target, paths, tab), include_snapshot)
 
     @tool(server)
     async def browser_handle_dialog(
@@ -366,9 +508,12 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         ctx: Context,
         prompt_text: Annotated[str | None, Field(description="The answer to a prompt().")] = None,
         tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Accept or dismiss the open alert, confirm, prompt or beforeunload dialog."""
-        return _report(await tools(ctx).handle_dialog(accept, prompt_text, tab))
+        t = tools(ctx)
+        report = await t.handle_dialog(accept, prompt_text, tab)
+        return await _acted(t, report, include_snapshot)
 
     @tool(server)
     async def browser_resize(
@@ -376,9 +521,11 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         height: Annotated[int, Field(gt=0, le=10000)],
         ctx: Context,
         tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Set the page's viewport size in CSS pixels."""
-        return _report(await tools(ctx).resize(width, height, tab))
+        t = tools(ctx)
+        return await _acted(t, await t.resize(width, height, tab), include_snapshot)
 
 
 def register_claude_tools(server: MCPServer, get_hub: Callable[[], ClaudeToolHub]) -> None:

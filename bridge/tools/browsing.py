@@ -24,6 +24,7 @@ from bridge.cdp.browser import Browser
 from bridge.policy.files import FilePolicy
 from bridge.tools.operations.acting import Acting
 from bridge.tools.operations.client import DialogOpen, NoCurrentTab
+from bridge.tools.operations.lean import LeanSnapshots
 from bridge.tools.operations.navigation import Navigation
 from bridge.tools.operations.pdf import Pdf
 from bridge.tools.operations.reading import Reading
@@ -112,7 +113,16 @@ class ToolHub:
 
 
 class BrowserTools(
-    TabOperations, Navigation, Reading, Acting, Storage, Pdf, Testing, Vision, Recording
+    TabOperations,
+    Navigation,
+    Reading,
+    Acting,
+    Storage,
+    Pdf,
+    Testing,
+    LeanSnapshots,
+    Vision,
+    Recording,
 ):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""

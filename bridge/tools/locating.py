@@ -33,6 +33,9 @@ class CodeStep:
     elements: tuple[tuple[Element, str], ...] = ()
     #: A dialog's handler: Playwright needs it before the action that opened the dialog.
     before_last: bool = False
+    #: Lines made by the action itself as it goes (fill_form finds each field in turn):
+    #: rendered once it ran, not before.
+    late: bool = False
 
 
 async def facts(element: Element) -> dict[str, Any]:

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge.cdp.session import CdpSession
-from bridge.errors import BridgeError
-from bridge.tools.snapshot_render import FrameTree, render
+from bridge.errors import BridgeError, CdpError
+from bridge.tools.snapshot_render import FrameTree, NodeNotInTree, render
 from bridge.tools.targets import FrameInfo, TabState
 
-__all__ = ["OUTLINE_CHARS", "outline", "take_snapshot"]
+__all__ = ["OUTLINE_CHARS", "outline", "take_snapshot", "take_subtree"]
 
 log = logging.getLogger(__name__)
 
@@ -41,14 +41,54 @@ class _Walk:
     frames: dict[str, FrameInfo]
 
 
-async def take_snapshot(state: TabState, *, max_chars: int | None = None) -> str:
-    """The snapshot text; afterwards refs in it resolve through ``state``."""
+async def take_snapshot(
+    state: TabState, *, max_chars: int | None = None, root: tuple[str, int] | None = None
+) -> str:
+    """The snapshot text (only ``root``'s subtree when given: a frame prefix and a backend
+    node id, see ``render``); afterwards refs in it resolve through ``state``."""
     walk = _Walk(
         state.tab, state.recorder.child_sessions, state.frame_prefix, {"": FrameInfo("", None)}
     )
     tree = await _frame_tree(walk, prefix="", session_id=None, frame_id=None, depth=0)
     state.frames = walk.frames
-    return render(tree, state.refs, max_chars=max_chars)
+    return render(tree, state.refs, max_chars=max_chars, root=root)
+
+
+async def take_subtree(
+    state: TabState, root: tuple[str, int], *, max_chars: int | None = None
+) -> str:
+    """The snapshot of one node's subtree (``root``: frame prefix, backend node id), the
+    same text as ``take_snapshot(state, root=root)``, fetched alone when it can be: a
+    subtree without iframes comes from ``Accessibility.queryAXTree`` on that node (the
+    node and every descendant, ignored ones included, with their child ids), a fraction of
+    the whole tree on a big page. A subtree holding an iframe (whose content only the frame
+    walk brings), or a node the query does not return, takes the whole walk."""
+    prefix, backend = root
+    frame = state.frames.get(prefix)
+    if frame is not None:
+        try:
+            nodes = (
+                await state.tab.send(
+                    "Accessibility.queryAXTree",
+                    {"backendNodeId": backend},
+                    session_id=frame.session_id,
+                )
+            )["nodes"]
+        except CdpError as exc:  # the node is gone: the whole walk says so precisely
+            log.debug("subtree of %s not queried: %s", root, exc)
+            nodes = []
+        if nodes and not any(_is_iframe(node) for node in nodes):
+            try:
+                return render(FrameTree(nodes, prefix), state.refs, max_chars=max_chars, root=root)
+            except NodeNotInTree:
+                pass
+    return await take_snapshot(state, max_chars=max_chars, root=root)
+
+
+def _is_iframe(node: dict[str, Any]) -> bool:
+    role = node.get("role")
+    value = role.get("value") if isinstance(role, dict) else None
+    return isinstance(value, str) and value.lower() in ("iframe", "iframepresentational")
 
 
 async def outline(tab: CdpSession, *, max_chars: int = OUTLINE_CHARS) -> str:

@@ -36,6 +36,7 @@ __all__ = [
     "NAME_LIMIT",
     "VALUE_LIMIT",
     "FrameTree",
+    "NodeNotInTree",
     "RefTable",
     "parse_ref",
     "render",
@@ -122,14 +123,28 @@ def parse_ref(text: str) -> tuple[str, int] | None:
     return match.group(1) or "", int(match.group(2))
 
 
-def render(tree: FrameTree, refs: RefTable | None, *, max_chars: int | None = None) -> str:
+class NodeNotInTree(LookupError):
+    """The node a partial render should start at is in none of the frames' trees."""
+
+
+def render(
+    tree: FrameTree,
+    refs: RefTable | None,
+    *,
+    max_chars: int | None = None,
+    root: tuple[str, int] | None = None,
+) -> str:
     """The snapshot text of ``tree`` (and its iframes), refs taken from ``refs`` (None: no
     refs, for a text nothing will act on).
+
+    With ``root`` (a frame prefix and a backend DOM node id), only that node's subtree, the
+    node itself at level 0 (or, for a node that prints nothing, its printed children);
+    ``NodeNotInTree`` when no frame with that prefix holds such a node.
 
     With ``max_chars``, lines stop before the text would pass that size and a last line says
     how many were left out; the whole result then stays within ``max_chars`` (unless that is
     too small for even the footer line)."""
-    lines = list(_lines(tree, refs))
+    lines = list(_lines(tree, refs, root))
     if max_chars is None:
         return "\n".join(lines)
     total = sum(len(line) + 1 for line in lines) - 1 if lines else 0
@@ -187,13 +202,19 @@ class _Node:
 _Item = _Text | _Node
 
 
-def _lines(tree: FrameTree, refs: RefTable | None) -> Iterator[str]:
+def _lines(
+    tree: FrameTree, refs: RefTable | None, root: tuple[str, int] | None = None
+) -> Iterator[str]:
     frames: dict[int, _Frame] = {}
     seen: set[int] = set()
-    top = _frame_of(tree, frames)
-    if top.root is None:
-        return
-    start = _flatten(top, [top.root], "", "", seen)
+    if root is None:
+        top = _frame_of(tree, frames)
+        if top.root is None:
+            return
+        start = _flatten(top, [top.root], "", "", seen)
+    else:
+        frame, node = _locate(tree, frames, root)
+        start = _flatten(frame, [node], "", "", seen)
     stack: list[tuple[_Item, int]] = [(item, 0) for item in reversed(start)]
     while stack:
         item, depth = stack.pop()
@@ -210,6 +231,24 @@ def _lines(tree: FrameTree, refs: RefTable | None) -> Iterator[str]:
         else:
             yield f"{indent}- {head}:" if children else f"{indent}- {head}"
         stack.extend((child, depth + 1) for child in reversed(children))
+
+
+def _locate(
+    tree: FrameTree, frames: dict[int, _Frame], root: tuple[str, int]
+) -> tuple[_Frame, dict[str, Any]]:
+    """The frame with prefix ``root[0]`` and its node with backend id ``root[1]``."""
+    prefix, backend = root
+    trees = [tree]
+    while trees:
+        current = trees.pop()
+        trees.extend(current.children.values())
+        if current.prefix != prefix:
+            continue
+        frame = _frame_of(current, frames)
+        for node in current.nodes:
+            if node.get("backendDOMNodeId") == backend:
+                return frame, node
+    raise NodeNotInTree(f"no node {backend} in frame {prefix or 'main'}")
 
 
 def _frame_of(tree: FrameTree, frames: dict[int, _Frame]) -> _Frame:

@@ -8,10 +8,19 @@ import asyncio
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from bridge.bench.peers import INSTALL_HINT, PEER, find_peer, main, measure_peers, tasks
+from bridge.bench.peers import (
+    INSTALL_HINT,
+    PEER,
+    _figures,
+    find_peer,
+    main,
+    measure_peers,
+    tasks,
+)
 
 
 async def test_without_node_it_skips_with_a_note() -> None:
@@ -91,3 +100,39 @@ async def test_one_round_through_both_servers() -> None:
             except OSError:
                 continue
             assert raw["tmp_root"] not in cmdline and not cwd.startswith(raw["tmp_root"])
+
+
+def test_the_lean_calls_get_size_rows_against_the_peer() -> None:
+    """Every snapshot and search task has a size row (bridge ÷ playwright-mcp); the diff
+    task's peer is asked for what it has (the whole snapshot), and the row says so."""
+    task_list = tasks("http://x")
+    raw: dict[str, Any] = {"start_ms": {"bridge": 1.0, PEER: 2.0}, "pages": {}, "tasks": {}}
+    for n, task in enumerate(task_list, start=1):
+        raw["tasks"][task.name] = {
+            "bridge_ms": [1.0],
+            f"{PEER}_ms": [2.0],
+            "bridge_chars": [100 * n],
+            f"{PEER}_chars": [400 * n],
+            "errors": [],
+        }
+    by_name = {f.name: f for f in _figures(task_list, raw)}
+    for label in (
+        "snapshot size: form page",
+        "snapshot size: snapshot diff after click+type (form)",
+        "snapshot size: snapshot depth=2 (article)",
+        "snapshot size: snapshot target=nav (article)",
+        "snapshot size: snapshot depth=3 (table)",
+        "snapshot size: snapshot target=thead (table)",
+        "find size: find (form)",
+        "find size: find (table)",
+        "tool call: find (article)",
+        "tool call: snapshot depth=2 (article)",
+    ):
+        assert label in by_name, label
+    assert by_name["find size: find (table)"].ratio == pytest.approx(0.25)
+    diff = by_name["snapshot size: snapshot diff after click+type (form)"]
+    assert '{"diff": true}' in diff.note and f"{PEER}: {{}}" in diff.note
+    (diff_task,) = [t for t in task_list if t.args.get("diff")]
+    assert diff_task.args_for(PEER) == {} and diff_task.args_for("bridge") == {"diff": True}
+    # Calls without a size of interest have none.
+    assert not any(name.endswith("click (form)") for name in by_name if "size" in name)

@@ -29,6 +29,7 @@ BROWSER = {
     "browser_screenshot", "browser_get_console_logs", "browser_network_requests",
     "browser_network_request", "browser_tabs", "browser_evaluate", "browser_file_upload",
     "browser_handle_dialog", "browser_resize",
+    "browser_find",
 }  # fmt: skip
 DOM = {
     "browser_query_dom", "browser_get_visible_text", "browser_get_computed_styles",

@@ -75,6 +75,16 @@ bin.addEventListener('drop', (e) => { e.preventDefault(); log('drop:' + e.dataTr
 <button id=under onclick="document.getElementById('r').textContent='clicked'">Buy</button>
 <div class=modal id=overlay style="position:fixed;inset:0;background:rgba(0,0,0,.3)"></div>
 <p id=r>no</p>""",
+    "/lean": """<!doctype html><title>Lean</title>
+<nav aria-label=Menu><ul><li><a href="#a">Alpha</a></li><li><a href="#b">Beta</a></li></ul></nav>
+<main id=content><section aria-label=Shop id=shop><ul id=items>
+<li>Apple <button id=apple onclick="this.textContent='Bought apple'">Buy apple</button></li>
+<li>Pear <button id=pear onclick="this.textContent='Bought pear'">Buy pear</button></li>
+<li>Plum <button id=plum onclick="this.textContent='Bought plum'">Buy plum</button></li>
+</ul></section>
+<button id=replace onclick="document.getElementById('content').innerHTML =
+  Array.from({length: 30}, (_, i) => '<p>New paragraph ' + i + '</p>').join('')">Replace</button>
+<p>Footer note</p></main>""",
 }
 
 FILES: dict[str, tuple[str, bytes]] = {

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bridge.tools.snapshot_render import FrameTree, RefTable, parse_ref, render
+from bridge.tools.snapshot_render import FrameTree, NodeNotInTree, RefTable, parse_ref, render
 
 _backend_ids = itertools.count(1000)
 AUTO = -1
@@ -542,3 +542,43 @@ def test_ten_thousand_nodes() -> None:
     out = render(FrameTree(nodes), RefTable()).split("\n")
     assert len(out) == 100 * 51
     assert out[-1] == "  - listitem [ref=e5100]: item 99.49"
+
+
+# --- a partial render (browser_snapshot target=…)
+
+
+def _framed() -> FrameTree:
+    inner = FrameTree(page(el("list", None, el("listitem", "One", backend=8), backend=7)), "f1")
+    return FrameTree(
+        page(
+            el("button", "Top", backend=5),
+            el("navigation", "Menu", el("link", "Home", backend=11), backend=10),
+            el("generic", None, el("button", "Hoisted", backend=21), backend=20),
+            el("Iframe", "Ads", backend=40),
+        ),
+        children={40: inner},
+    )
+
+
+def test_root_renders_only_that_subtree_with_the_same_refs() -> None:
+    refs = RefTable()
+    whole = render(_framed(), refs)
+    part = render(_framed(), refs, root=("", 10))
+    assert part == lines('- navigation "Menu" [ref=e2]:', '  - link "Home" [ref=e3]')
+    assert part in whole  # the same lines, the same refs as the whole page's
+
+
+def test_root_in_an_iframe_and_a_transparent_root() -> None:
+    refs = RefTable()
+    assert render(_framed(), refs, root=("f1", 7)) == lines(
+        "- list [ref=f1e1]:", '  - listitem "One" [ref=f1e2]'
+    )
+    # A node that prints nothing: its printed children stand in its place.
+    assert render(_framed(), refs, root=("", 20)) == '- button "Hoisted" [ref=e1]'
+
+
+def test_root_not_in_the_tree_is_an_error() -> None:
+    with pytest.raises(NodeNotInTree):
+        render(_framed(), RefTable(), root=("", 999))
+    with pytest.raises(NodeNotInTree):  # backend 7 exists, but in frame f1, not the main one
+        render(_framed(), RefTable(), root=("", 7))

@@ -23,7 +23,17 @@ NOTES = """<!doctype html><title>Notes</title>
 <h1>Notes</h1>
 <label>Title <input id=title></label>
 <input id=search placeholder="Search notes">
-<label><input type=checkbox id=pin> Pin it</label>
+<label><input type=checkbox id=pin onchange="showReason(this)"> Pin it</label>
+<script>
+// A field that exists only once the box is checked, as forms that grow as they are filled.
+function showReason(box) {
+  if (!box.checked || document.getElementById('reason')) return;
+  const input = document.createElement('input');
+  input.id = 'reason';
+  input.setAttribute('aria-label', 'Reason');
+  box.parentElement.after(input);
+}
+</script>
 <select id=color aria-label=Color><option value=red>Red</option><option value=blue>Blue</option></select>
 <button id=save onclick="out.textContent = 'Saved ' + document.getElementById('title').value">Save</button>
 <button id=draft>Save draft</button>
@@ -146,8 +156,13 @@ async def test_each_action_carries_its_playwright_line(
     assert "- Playwright code:" in report.to_text() and report.to_dict()["code"] == report.code
     typed = await recording.type("#title", "Hi", submit=False)
     assert typed.code == ['page.get_by_role("textbox", name="Title").fill("Hi")']
+    # #reason shows only once #pin is checked: each field is found when its turn comes.
     await recording.fill_form(
-        [{"target": "#pin", "value": True}, {"target": "#color", "value": "blue"}]
+        [
+            {"target": "#pin", "value": True},
+            {"target": "#reason", "value": "top"},
+            {"target": "#color", "value": "blue"},
+        ]
     )
     await recording.click("#save")
     await recording.press_key("Tab")
@@ -163,6 +178,7 @@ async def test_each_action_carries_its_playwright_line(
         f'page.goto("{notes}")',
         'page.get_by_role("textbox", name="Title").fill("Hi")',
         'page.get_by_role("checkbox", name="Pin it").check()',
+        'page.get_by_role("textbox", name="Reason").fill("top")',
         'page.get_by_role("combobox", name="Color").select_option("blue")',
         'page.get_by_role("button", name="Save", exact=True).click()',
         'page.keyboard.press("Tab")',

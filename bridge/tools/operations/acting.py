@@ -10,7 +10,6 @@ from typing import Any
 from bridge.errors import BridgeError
 from bridge.tools import actions, codegen
 from bridge.tools.action_report import ActionReport
-from bridge.tools.element import Element
 from bridge.tools.locating import CodeStep
 from bridge.tools.operations.client import ToolClient
 from bridge.tools.scripts import ACTIONS_SCRIPT
@@ -87,16 +86,24 @@ class Acting(ToolClient):
     async def fill_form(self, fields: list[dict[str, Any]], tab: int | None = None) -> ActionReport:
         """Text boxes get the text; checkboxes and radios true/false; selects a value."""
         state = await self._state(tab)
-        # Every field found (and its kind known) before any is filled: its locator is taken
-        # from the page as it was.
-        found: list[tuple[Element, str, Any, Any]] = []
-        for spec in fields:
-            target = str(spec["target"])
-            el = await resolve_target(state, target, timeout=self.timeout)
-            found.append((el, target, await el.run(ACTIONS_SCRIPT, "kind"), spec.get("value")))
+        # Each field is found when its turn comes, as a person fills a form: a field that
+        # shows only once another is filled is found too. Its code line (when recorded) is
+        # made then, from the page as it is before that field changes.
+        written: list[str] = []
 
         async def go() -> None:
-            for el, _, kind, value in found:
+            for spec in fields:
+                target = str(spec["target"])
+                el = await resolve_target(state, target, timeout=self.timeout)
+                kind = await el.run(ACTIONS_SCRIPT, "kind")
+                value = spec.get("value")
+                if self.records_code:
+
+                    def field_lines(loc: Sequence[str], k: str = kind, v: Any = value) -> list[str]:
+                        return _field_lines(loc[0], k, v)
+
+                    field = CodeStep(field_lines, ((el, target),))
+                    written.extend(await self._code_lines(field))
                 if kind in ("checkbox", "radio"):
                     await actions.set_checked(state, el, _truthy(value), self.timeout)
                 elif kind == "select":
@@ -107,19 +114,8 @@ class Acting(ToolClient):
                         state, el, "" if value is None else str(value), self.timeout
                     )
 
-        def lines(loc: Sequence[str]) -> list[str]:
-            out: list[str] = []
-            for locator, (_, _, kind, value) in zip(loc, found, strict=True):
-                if kind in ("checkbox", "radio"):
-                    out.append(codegen.set_checked(locator, _truthy(value)))
-                elif kind == "select":
-                    values = value if isinstance(value, list) else [str(value)]
-                    out.append(codegen.select_option(locator, [str(v) for v in values]))
-                else:
-                    out += codegen.fill(locator, "" if value is None else str(value))
-            return out
-
-        step = CodeStep(lines, tuple((el, target) for el, target, _, _ in found))
+        # The lines are the ones gathered field by field (read once the action ran).
+        step = CodeStep(lambda _: list(written), late=True)
         return await self._act(state, f"Filled {len(fields)} field(s)", go, code=step)
 
     async def select_option(
@@ -219,3 +215,13 @@ def _truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in {"true", "1", "yes", "on", "checked"}
     return bool(value)
+
+
+def _field_lines(locator: str, kind: str, value: Any) -> list[str]:
+    """One form field's Playwright line(s), by its kind."""
+    if kind in ("checkbox", "radio"):
+        return [codegen.set_checked(locator, _truthy(value))]
+    if kind == "select":
+        values = value if isinstance(value, list) else [str(value)]
+        return [codegen.select_option(locator, [str(v) for v in values])]
+    return codegen.fill(locator, "" if value is None else str(value))

@@ -221,6 +221,8 @@ class ToolClient:
             if isinstance(opened.get("tab"), int):
                 await self._group(opened["tab"])
         if code is not None and lines is not None:
+            if code.late:
+                lines = code.lines([])
             self._record(state.tab_id, lines, code, report)
         for download in report.downloads:
             await self._locate(download)
