@@ -14,7 +14,7 @@ from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from bridge.mcp.browser_tools import Tab, client_key
+from bridge.mcp.browser_tools import IncludeSnapshot, Tab, client_key
 from bridge.mcp.registration import text_result, tool
 from bridge.tools.action_report import ActionReport
 from bridge.tools.browsing import BrowserTools, ToolHub
@@ -34,9 +34,21 @@ Y = Annotated[
 ]
 
 
-def _report(report: ActionReport) -> CallToolResult:
-    """An action's result, as the browser group gives it: what it did and what changed."""
-    return text_result(report.to_text(), report.to_dict())
+async def _report(
+    tools: BrowserTools, report: ActionReport, include_snapshot: bool
+) -> CallToolResult:
+    """An action's result, as the browser group gives it: what it did and what changed,
+    and with ``include_snapshot`` the page after it (a diff against the client's last)."""
+    if not include_snapshot:
+        return text_result(report.to_text(), report.to_dict())
+    data = report.to_dict()
+    if report.dialog is not None:  # a page behind a dialog cannot be read
+        note = "(no snapshot: answer the dialog first)"
+        data["snapshot"] = {"skipped": "dialog_open"}
+    else:
+        lean = await tools.lean_snapshot(report.tab_id, diff=True)
+        note, data["snapshot"] = lean.text, lean.data
+    return text_result(f"{report.to_text()}\n\n### Snapshot\n{note}", data)
 
 
 def register_vision_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> None:
@@ -55,27 +67,40 @@ def register_vision_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> 
         click_count: Annotated[int, Field(ge=1, le=3, description="2 = a double click.")] = 1,
         double_click: Annotated[bool, Field(description="The same as click_count 2.")] = False,
         tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Click at a point of the viewport (for what browser_snapshot has no ref for:
         canvas, maps, custom widgets). Says what the click changed."""
         count = 2 if double_click and click_count == 1 else click_count
-        report = await tools(ctx).mouse_click_xy(
+        t = tools(ctx)
+        report = await t.mouse_click_xy(
             x, y, button=button, click_count=count, element=element, tab=tab
         )
-        return _report(report)
+        return await _report(t, report, include_snapshot)
 
     @tool(server)
-    async def browser_mouse_move_xy(x: X, y: Y, ctx: Context, tab: Tab = None) -> CallToolResult:
+    async def browser_mouse_move_xy(
+        x: X, y: Y, ctx: Context, tab: Tab = None, include_snapshot: IncludeSnapshot = False
+    ) -> CallToolResult:
         """Move the mouse to a point of the viewport (hover effects, tooltips)."""
-        return _report(await tools(ctx).mouse_move_xy(x, y, tab))
+        t = tools(ctx)
+        return await _report(t, await t.mouse_move_xy(x, y, tab), include_snapshot)
 
     @tool(server)
     async def browser_mouse_drag_xy(
-        start_x: X, start_y: Y, end_x: X, end_y: Y, ctx: Context, tab: Tab = None
+        start_x: X,
+        start_y: Y,
+        end_x: X,
+        end_y: Y,
+        ctx: Context,
+        tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Drag with the left button from one point of the viewport to another (sliders,
         canvas drawing, map panning), moving through points in between."""
-        return _report(await tools(ctx).mouse_drag_xy(start_x, start_y, end_x, end_y, tab))
+        t = tools(ctx)
+        report = await t.mouse_drag_xy(start_x, start_y, end_x, end_y, tab)
+        return await _report(t, report, include_snapshot)
 
     @tool(server)
     async def browser_scroll(
@@ -94,11 +119,13 @@ def register_vision_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> 
             Field(description="Instead: scroll this element (ref or selector) into view."),
         ] = None,
         tab: Tab = None,
+        include_snapshot: IncludeSnapshot = False,
     ) -> CallToolResult:
         """Turn the mouse wheel at a point (scrolls whatever is under it: the page or an
         inner list), or scroll an element into view; says the page's scroll position."""
-        report = await tools(ctx).scroll(direction, amount, x=x, y=y, target=target, tab=tab)
-        return _report(report)
+        t = tools(ctx)
+        report = await t.scroll(direction, amount, x=x, y=y, target=target, tab=tab)
+        return await _report(t, report, include_snapshot)
 
     @tool(server)
     async def browser_zoom(

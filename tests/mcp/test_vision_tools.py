@@ -57,6 +57,13 @@ async def test_an_agent_clicks_zooms_and_screenshots_by_pixels(bridge: Bridge, p
         )
         assert "Clicked at (160, 100) (Press button)" in clicked.content[0].text
         assert await _eval(client, "() => log.textContent") == "click1;"
+        # include_snapshot: the page after the click, as the browser group's tools give it.
+        again = _ok(
+            await client.call_tool(
+                "browser_mouse_click_xy", {"x": 160, "y": 100, "include_snapshot": True}
+            )
+        )
+        assert "### Snapshot" in again.content[0].text and "Press" in again.content[0].text
         zoomed = _ok(
             await client.call_tool(
                 "browser_zoom", {"x": 300, "y": 50, "width": 80, "height": 40, "scale": 3}
