@@ -15,9 +15,11 @@ __all__ = [
     "CommandFailed",
     "ConsentRequired",
     "DebuggerDetached",
+    "EmulationInvalid",
     "ExtensionDisconnected",
     "ExtensionNotConnected",
     "FileAccessOff",
+    "InsightUnknown",
     "NotOverClaudeExtension",
     "NotSent",
     "PathNotAllowed",
@@ -28,6 +30,11 @@ __all__ = [
     "StorageStateInvalid",
     "TabClosed",
     "TemporaryChatUnavailable",
+    "TraceBusy",
+    "TraceFileRefused",
+    "TraceNotRunning",
+    "TraceOptionsInvalid",
+    "TraceTooLarge",
 ]
 
 
@@ -678,6 +685,63 @@ class NothingRecorded(BridgeError):
     """browser_generate_test found no recorded actions for the tab: nothing to write."""
 
     code = "nothing_recorded"
+
+
+# -- the devtools group (performance traces, emulation) ----------------------------------
+
+
+class TraceNotRunning(BridgeError):
+    """performance_stop_trace (or an insight) asked for, but this client has no trace
+    running (or none recorded yet)."""
+
+    code = "trace_not_running"
+
+
+class TraceBusy(BridgeError):
+    """A trace is already being recorded: by this client, or by another one in this browser
+    (Chrome records one trace at a time)."""
+
+    code = "trace_busy"
+
+
+class TraceTooLarge(BridgeError):
+    """The browser's trace exceeded the size bridge reads (the trace was dropped)."""
+
+    code = "trace_too_large"
+
+
+class TraceFileRefused(BridgeError, ValueError):
+    """The trace file named is outside the folders bridge may write to, hidden, or in a
+    protected place (bridge.policy.files): nothing was written."""
+
+    code = "trace_file_refused"
+
+    def __init__(self, path: str, why: str) -> None:
+        super().__init__(
+            f"bridge will not write the trace to {path!r}: {why}. Nothing was written. Give a "
+            "file name inside the working directory (or a folder the person allowed with "
+            "--allow-path), or omit file_path to save it in bridge's outputs folder."
+        )
+        self.path = path
+        self.why = why
+
+
+class EmulationInvalid(BridgeError, ValueError):
+    """An emulation setting out of range or of an unknown kind: nothing was changed."""
+
+    code = "emulation_invalid"
+
+
+class InsightUnknown(BridgeError, ValueError):
+    """performance_analyze_insight was asked for an insight this trace summary has not."""
+
+    code = "insight_unknown"
+
+
+class TraceOptionsInvalid(BridgeError, ValueError):
+    """A trace asked for with options that do not go together: nothing was started."""
+
+    code = "trace_options_invalid"
 
 
 # -- vision and record groups (issue 29) -------------------------------------------------------

@@ -121,6 +121,12 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_generate_test":          ToolHints("Generate a test file",       N,   N,   N,   Y),
     # browser group, lean snapshots (issue 29)
     "browser_find":                   ToolHints("Find in page snapshot",      Y,   N,   Y,   Y),
+    # devtools group: performance traces and emulation (off by default)
+    "performance_start_trace":        ToolHints("Start a performance trace",  N,   Y,   N,   Y),
+    "performance_stop_trace":         ToolHints("Stop the performance trace", N,   N,   N,   Y),
+    "performance_analyze_insight":    ToolHints("Explain a trace insight",    Y,   N,   Y,   Y),
+    "browser_emulate":                ToolHints("Emulate a device",           N,   N,   Y,   Y),
+    "browser_emulate_reset":          ToolHints("Reset emulation",            N,   N,   Y,   Y),
     # vision group (off by default): input by coordinates, a zoomed look
     "browser_mouse_click_xy":         ToolHints("Click at a point",           N,   Y,   N,   Y),
     "browser_mouse_move_xy":          ToolHints("Move the mouse",             N,   N,   Y,   Y),

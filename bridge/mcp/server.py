@@ -19,6 +19,7 @@ from bridge.app.facade import Bridge
 from bridge.errors import NotOverClaudeExtension
 from bridge.mcp.ask_tools import register_ask_tools
 from bridge.mcp.browser_tools import register_browser_tools, register_claude_tools
+from bridge.mcp.devtools_tools import register_devtools_tools
 from bridge.mcp.dom_tools import register_dom_tools
 from bridge.mcp.resources import ResourceServer, register_resources
 from bridge.mcp.storage_tools import register_pdf_tools, register_storage_tools
@@ -88,6 +89,9 @@ GROUP_REGISTRARS: dict[str, Registrar] = {
     "storage": lambda s, get_bridge: register_storage_tools(s, lambda: get_bridge().tools),
     "pdf": lambda s, get_bridge: register_pdf_tools(s, lambda: get_bridge().tools),
     "testing": lambda server, get_bridge: register_testing_tools(
+        server, lambda: get_bridge().tools
+    ),
+    "devtools": lambda server, get_bridge: register_devtools_tools(
         server, lambda: get_bridge().tools
     ),
     "vision": lambda s, get_bridge: register_vision_tools(s, lambda: get_bridge().tools),

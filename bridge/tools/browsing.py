@@ -24,6 +24,7 @@ from bridge.cdp.browser import Browser
 from bridge.policy.files import FilePolicy
 from bridge.tools.operations.acting import Acting
 from bridge.tools.operations.client import DialogOpen, NoCurrentTab
+from bridge.tools.operations.devtools import DevTools
 from bridge.tools.operations.lean import LeanSnapshots
 from bridge.tools.operations.navigation import Navigation
 from bridge.tools.operations.pdf import Pdf
@@ -121,6 +122,7 @@ class BrowserTools(
     Pdf,
     Testing,
     LeanSnapshots,
+    DevTools,
     Vision,
     Recording,
 ):

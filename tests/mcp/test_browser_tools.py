@@ -49,6 +49,8 @@ STORAGE = {f"browser_cookie_{op}" for op in ("list", "get", "set", "delete", "cl
     f"browser_{area}storage_{op}" for area in ("local", "session")
     for op in ("list", "get", "set", "delete", "clear")
 } | {"browser_storage_state", "browser_set_storage_state"}  # fmt: skip
+DEVTOOLS = {"performance_start_trace", "performance_stop_trace", "performance_analyze_insight",
+            "browser_emulate", "browser_emulate_reset"}  # fmt: skip
 #: Every group of --tools and the tools it brings (a new group adds its line).
 GROUP_TOOLS: dict[str, set[str]] = {
     "ask": ASK,
@@ -57,6 +59,7 @@ GROUP_TOOLS: dict[str, set[str]] = {
     "storage": STORAGE,
     "pdf": {"browser_pdf_save"},
     "testing": TESTING,
+    "devtools": DEVTOOLS,
     "vision": {
         "browser_mouse_click_xy",
         "browser_mouse_move_xy",

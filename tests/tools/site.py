@@ -129,6 +129,10 @@ class _Handler(BaseHTTPRequestHandler):
 def serve() -> Iterator[str]:
     """Base URL http://127.0.0.1:PORT; the same pages answer as http://localhost:PORT (another
     site, so an iframe from there is cross-origin and out of process)."""
-    for url, port in serve_http(_Handler):
-        _Handler.port = port
+    # Each server its own handler class: its pages name its own port (a port on the shared
+    # class would be overwritten by another module's server, and left pointing at it when
+    # that one stops).
+    handler = type("_SiteHandler", (_Handler,), {})
+    for url, port in serve_http(handler):
+        handler.port = port
         yield url
