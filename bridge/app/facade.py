@@ -88,6 +88,7 @@ class Bridge:
         # unless told more, never bridge's own state folder.
         policy = file_policy if file_policy is not None else FilePolicy.create()
         self.tools = ToolHub(browser, tool_settings, files=policy.protecting(self.store.root))
+        self.tools.state_root = self.store.root
         self.session_key = session_key or project_key()
         self.flow = flow or AskFlow()
         # One ask at a time per (key, provider): they share one tab.

@@ -18,6 +18,7 @@ one base they share.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from bridge.cdp.browser import Browser
@@ -71,6 +72,9 @@ class ToolHub:
         self.settings = settings or ToolSettings()
         #: Which files ``file_upload`` may give to a page (docs/flows.md#file-policy).
         self.files = files if files is not None else FilePolicy.create()
+        #: Bridge's state folder: where files no client named go (traces). The facade sets
+        #: it to its own (``--state-dir``); unset, the default state folder.
+        self.state_root: Path | None = None
         self.states: dict[int, TabState] = {}
         self._clients: dict[str, BrowserTools] = {}
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from bridge.app.facade import Bridge
 from bridge.errors import (
     EmulationInvalid,
     TabClosed,
@@ -220,8 +221,9 @@ async def test_geolocation_reaches_a_page_the_person_allowed(
 
 
 async def test_a_trace_of_a_load_has_lcp_cls_long_task_and_blocking_css(
-    tools: BrowserTools, perf_site: str
+    tools: BrowserTools, perf_site: str, tmp_path: Path
 ) -> None:
+    tools.hub.state_root = tmp_path  # as the facade sets it: bridge's --state-dir
     await tools.navigate(f"{perf_site}/perf")
     # Slow requests (the workflow an agent follows: throttle, then trace). The picture then
     # arrives well after the viewport's own early resizes (headless Chromium resizes it while
@@ -242,8 +244,9 @@ async def test_a_trace_of_a_load_has_lcp_cls_long_task_and_blocking_css(
     assert summary.cls > 0
     assert summary.long_tasks >= 1 and summary.longest_task_ms >= 80
     assert [u for u, _ in summary.render_blocking] == [f"{perf_site}/perf.css"]
-    # The raw trace is on disk, whole: summarized again from the file, it says the same.
-    assert result.path.is_file()
+    # The raw trace is on disk, whole, in the state folder's outputs (no file was named):
+    # summarized again from the file, it says the same.
+    assert result.path.is_file() and result.path.parent == tmp_path / "outputs" / "traces"
     again = summarize(parse_trace(result.path.read_bytes()))
     assert again.lcp is not None and again.lcp.time_ms == summary.lcp.time_ms
     assert again.cls == summary.cls
@@ -381,3 +384,8 @@ async def test_a_trace_of_an_interaction_has_its_inp(tools: BrowserTools, site: 
     assert summary.interactions >= 2 and summary.inp_ms is not None
     assert "INP:" in result.to_text()
     assert "interaction" in await tools.analyze_insight("INPBreakdown")
+
+
+def test_the_facade_gives_the_tools_its_own_state_folder(bridge: Bridge) -> None:
+    """Traces no client named go to the state folder bridge runs with (--state-dir)."""
+    assert bridge.tools.state_root == bridge.store.root

@@ -339,7 +339,8 @@ class DevTools(ToolClient):
         not write (outside the allowed folders, hidden, protected, not a plain .json name)."""
         if file_path is None:
             stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-            return default_state_dir() / "outputs" / "traces", f"trace-{stamp}.json"
+            root = self.hub.state_root or default_state_dir()
+            return root / "outputs" / "traces", f"trace-{stamp}.json"
         if not file_path.strip() or "\x00" in file_path:
             raise TraceFileRefused(file_path, "a file name may not be empty or hold a NUL")
         try:
