@@ -742,3 +742,21 @@ class TraceOptionsInvalid(BridgeError, ValueError):
     """A trace asked for with options that do not go together: nothing was started."""
 
     code = "trace_options_invalid"
+
+
+# -- vision and record groups (issue 29) -------------------------------------------------------
+
+
+class PointOutsideViewport(BridgeError, ValueError):
+    """A vision tool's coordinates lie outside the tab's viewport (CSS pixels, as in a
+    screenshot at scale 1): input there would reach nothing. The message gives the viewport's
+    size, and says to take a new screenshot (or scroll) first."""
+
+    code = "point_outside_viewport"
+
+
+class GifRecordingError(BridgeError):
+    """The record group's browser_record_gif cannot do what was asked: no recording to stop
+    or export, nothing recorded yet. The message says which action comes first."""
+
+    code = "gif_recording"

@@ -30,9 +30,11 @@ from bridge.tools.operations.lean import LeanSnapshots
 from bridge.tools.operations.navigation import Navigation
 from bridge.tools.operations.pdf import Pdf
 from bridge.tools.operations.reading import Reading
+from bridge.tools.operations.recording import Recording
 from bridge.tools.operations.storage import Storage
 from bridge.tools.operations.tabs import TabOperations
 from bridge.tools.operations.testing import Testing
+from bridge.tools.operations.vision import Vision
 from bridge.tools.recorder import TabRecorder
 from bridge.tools.targets import TabState
 
@@ -116,7 +118,17 @@ class ToolHub:
 
 
 class BrowserTools(
-    TabOperations, Navigation, Reading, Acting, Storage, Pdf, Testing, LeanSnapshots, DevTools
+    TabOperations,
+    Navigation,
+    Reading,
+    Acting,
+    Storage,
+    Pdf,
+    Testing,
+    LeanSnapshots,
+    DevTools,
+    Vision,
+    Recording,
 ):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""
