@@ -744,6 +744,24 @@ class TraceOptionsInvalid(BridgeError, ValueError):
     code = "trace_options_invalid"
 
 
+# -- vision and record groups (issue 29) -------------------------------------------------------
+
+
+class PointOutsideViewport(BridgeError, ValueError):
+    """A vision tool's coordinates lie outside the tab's viewport (CSS pixels, as in a
+    screenshot at scale 1): input there would reach nothing. The message gives the viewport's
+    size, and says to take a new screenshot (or scroll) first."""
+
+    code = "point_outside_viewport"
+
+
+class GifRecordingError(BridgeError):
+    """The record group's browser_record_gif cannot do what was asked: no recording to stop
+    or export, nothing recorded yet. The message says which action comes first."""
+
+    code = "gif_recording"
+
+
 class OriginBlocked(BridgeError):
     """A navigation or request to an origin the person's flags keep the agent away from
     (``--blocked-origins``, or not in ``--allowed-origins``): refused below the tools, so the

@@ -35,4 +35,5 @@ interface Window {
   __bridgePage?: InstalledScript;
   __bridgeDom?: InstalledScript;
   __bridgeActions?: InstalledScript;
+  __bridgeVision?: InstalledScript;
 }

@@ -78,7 +78,7 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_file_upload":            ToolHints("Upload files",               N,   Y,   N,   Y),
     "browser_handle_dialog":          ToolHints("Answer a dialog",            N,   Y,   N,   Y),
     "browser_resize":                 ToolHints("Resize the viewport",        N,   N,   Y,   Y),
-    # only over the Claude extension (--link claude): its GIF recorder
+    # the Claude extension's GIF recorder (--link claude), and the record group's
     "browser_record_gif":             ToolHints("Record a GIF",               N,   N,   N,   Y),
     # dom group (off by default): reading the DOM
     "browser_query_dom":              ToolHints("Query the DOM",              Y,   N,   Y,   Y),
@@ -127,6 +127,14 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "performance_analyze_insight":    ToolHints("Explain a trace insight",    Y,   N,   Y,   Y),
     "browser_emulate":                ToolHints("Emulate a device",           N,   N,   Y,   Y),
     "browser_emulate_reset":          ToolHints("Reset emulation",            N,   N,   Y,   Y),
+    # vision group (off by default): input by coordinates, a zoomed look
+    "browser_mouse_click_xy":         ToolHints("Click at a point",           N,   Y,   N,   Y),
+    "browser_mouse_move_xy":          ToolHints("Move the mouse",             N,   N,   Y,   Y),
+    "browser_mouse_drag_xy":          ToolHints("Drag between points",        N,   Y,   N,   Y),
+    "browser_scroll":                 ToolHints("Scroll",                     N,   N,   N,   Y),
+    "browser_zoom":                   ToolHints("Zoom into a region",         Y,   N,   Y,   Y),
+    # record group (off by default): browser_record_gif over bridge's own link (its row is
+    # above, with the Claude extension's recorder: one tool, served over both links)
     # network group (off by default): this client's routes and offline, ended when it leaves
     "browser_route":                  ToolHints("Mock network requests",      N,   N,   N,   Y),
     "browser_route_list":             ToolHints("List network routes",        Y,   N,   Y,   Y),

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, Image, MCPServer
-from mcp_types import CallToolResult
+from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from bridge.errors import NotOverClaudeExtension
@@ -356,11 +356,68 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
             str | None, Field(description="Only this element (ref or selector).")
         ] = None,
         full_page: bool = False,
+        type: Annotated[
+            Literal["png", "jpeg", "webp"] | None,
+            Field(description="Image format (default png; jpeg for a huge full page)."),
+        ] = None,
+        quality: Annotated[
+            int | None, Field(ge=0, le=100, description="jpeg/webp quality, 0-100.")
+        ] = None,
+        max_size: Annotated[
+            int | None,
+            Field(
+                gt=0,
+                description="Longest side in pixels at most: scaled down, never up; the "
+                "result says the factor (image pixels per CSS pixel).",
+            ),
+        ] = None,
+        filename: Annotated[
+            str | None,
+            Field(
+                description="Also save it here: a name (in bridge's working directory) or a "
+                "path inside a folder allowed with --allow-path; other paths are refused."
+            ),
+        ] = None,
         tab: Tab = None,
     ) -> CallToolResult:
-        """A screenshot of the tab (never brings it to the front); huge pages are scaled."""
-        data, kind = await tools(ctx).screenshot(target, full_page, tab)
-        return CallToolResult(content=[Image(data=data, format=kind).to_image_content()])
+        """A screenshot of the tab (never brings it to the front); huge pages are scaled.
+        Scaled by max_size, it says the factor from CSS pixels to its pixels."""
+        hub_tools = tools(ctx)
+        if type is None and quality is None and max_size is None and filename is None:
+            data, kind = await hub_tools.screenshot(target, full_page, tab)
+            return CallToolResult(content=[Image(data=data, format=kind).to_image_content()])
+        if not isinstance(hub_tools, BrowserTools):
+            raise NotOverClaudeExtension(
+                "screenshot type, quality, max_size and filename",
+                "the extension's screenshot action takes none of them",
+            )
+        shot = await hub_tools.capture(
+            target,
+            full_page,
+            tab,
+            type=type,
+            quality=quality,
+            max_size=max_size,
+            filename=filename,
+        )
+        info: dict[str, Any] = {"format": shot.format}
+        notes = [f"{shot.format} screenshot"]
+        if shot.scale is not None:
+            info["scale"] = shot.scale
+            notes.append(
+                f"scaled to {shot.scale:.4g} image pixels per CSS pixel: divide its pixel "
+                "coordinates by that for the vision tools"
+            )
+        if shot.path is not None:
+            info["path"] = str(shot.path)
+            notes.append(f"saved to {shot.path}")
+        return CallToolResult(
+            content=[
+                Image(data=shot.data, format=shot.format).to_image_content(),
+                TextContent(type="text", text="; ".join(notes)),
+            ],
+            structured_content=info,
+        )
 
     @tool(server)
     async def browser_get_console_logs(

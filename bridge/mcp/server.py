@@ -25,6 +25,7 @@ from bridge.mcp.network_tools import register_network_tools
 from bridge.mcp.resources import ResourceServer, register_resources
 from bridge.mcp.storage_tools import register_pdf_tools, register_storage_tools
 from bridge.mcp.testing_tools import register_testing_tools
+from bridge.mcp.vision_tools import register_record_tools, register_vision_tools
 from bridge.tools.browsing import ToolHub
 from bridge.tools.claude import NOT_CARRIED, ClaudeToolHub
 
@@ -94,6 +95,8 @@ GROUP_REGISTRARS: dict[str, Registrar] = {
     "devtools": lambda server, get_bridge: register_devtools_tools(
         server, lambda: get_bridge().tools
     ),
+    "vision": lambda s, get_bridge: register_vision_tools(s, lambda: get_bridge().tools),
+    "record": lambda s, get_bridge: register_record_tools(s, lambda: get_bridge().tools),
     "network": lambda server, bridge: register_network_tools(server, lambda: bridge().tools),
 }
 TOOL_GROUPS = tuple(GROUP_REGISTRARS)
@@ -171,8 +174,12 @@ def build_claude_server(
         register_claude_tools(server, get_hub)
     if "dom" in groups:
         register_dom_tools(server, no_dom)
+    # The extension has its own recorder (gif_creator): the record group is that one here,
+    # registered once (with the browser group, or alone).
+    if "record" in groups and "browser" not in groups:
+        register_claude_tools(server, get_hub)
     # The capability groups act through CDP sessions of bridge's own extension.
     for name, register in GROUP_REGISTRARS.items():
-        if name not in ("ask", "browser", "dom") and name in groups:
+        if name not in ("ask", "browser", "dom", "record") and name in groups:
             register(server, not_carried(name))
     return server

@@ -116,6 +116,7 @@ async def click(
     x, y = await actionable_point(state, element, "click", timeout)
     mods = chord_modifiers(modifiers or [])
     await _mouse(state, "mouseMoved", x, y, modifiers=mods)
+    state.clicked(x, y)  # before the press: a frame the click brings shows its marker
     for count in (1, 2) if double else (1,):
         common = {"button": button, "clickCount": count, "modifiers": mods}
         await _mouse(state, "mousePressed", x, y, **common)

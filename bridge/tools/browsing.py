@@ -31,9 +31,11 @@ from bridge.tools.operations.navigation import Navigation
 from bridge.tools.operations.network import NetworkOperations
 from bridge.tools.operations.pdf import Pdf
 from bridge.tools.operations.reading import Reading
+from bridge.tools.operations.recording import Recording
 from bridge.tools.operations.storage import Storage
 from bridge.tools.operations.tabs import TabOperations
 from bridge.tools.operations.testing import Testing
+from bridge.tools.operations.vision import Vision
 from bridge.tools.recorder import TabRecorder
 from bridge.tools.targets import TabState
 
@@ -126,6 +128,8 @@ class BrowserTools(
     Testing,
     LeanSnapshots,
     DevTools,
+    Vision,
+    Recording,
     NetworkOperations,
 ):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP

@@ -10,10 +10,12 @@ from __future__ import annotations
 from bridge.cdp.page_script import PageScript, Script
 from bridge.cdp.session import CdpSession
 
-__all__ = ["ACTIONS_SCRIPT", "DOM_SCRIPT", "dom_page"]
+__all__ = ["ACTIONS_SCRIPT", "DOM_SCRIPT", "VISION_SCRIPT", "dom_page"]
 
 DOM_SCRIPT = Script.load("dom.js", "__bridgeDom")
 ACTIONS_SCRIPT = Script.load("actions.js", "__bridgeActions")
+#: ``vision.js`` (``window.__bridgeVision``): when scrolling that input caused has ended.
+VISION_SCRIPT = Script.load("vision.js", "__bridgeVision")
 
 
 def dom_page(tab: CdpSession, *, session_id: str | None = None) -> PageScript:

@@ -8,6 +8,7 @@ piercing open shadow roots, and waited for (on DOM mutations) up to the action t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bridge.cdp.session import CdpSession, JavaScriptError
@@ -47,6 +48,17 @@ class TabState:
     frames: dict[str, FrameInfo] = field(default_factory=lambda: {"": FrameInfo("", None)})
     _frame_prefixes: dict[str, str] = field(default_factory=dict)
     _main_frame: str = ""
+    #: Told where the pointer pressed (viewport CSS pixels), by every click the tools send:
+    #: a GIF recording of the tab draws its markers there (bridge.tools.screencast).
+    click_watchers: list[Callable[[float, float], None]] = field(default_factory=list)
+    #: While a recording screencasts the tab: its latest frame, for a screenshot that must
+    #: not start (and stop) a screencast of its own (operations.reading).
+    screencasting: Callable[[], bytes | None] | None = None
+
+    def clicked(self, x: float, y: float) -> None:
+        """A click was sent at (x, y): tell whoever watches."""
+        for watcher in list(self.click_watchers):
+            watcher(x, y)
 
     @property
     def tab_id(self) -> int:

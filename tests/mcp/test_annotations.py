@@ -57,14 +57,21 @@ def annotation_problems(tools: list[Tool], table: dict[str, ToolHints]) -> list[
 
 async def test_every_tool_is_served_with_its_rows_title_and_annotations() -> None:
     tools = await _listed(build_server(_no_bridge, groups=TOOL_GROUPS))
-    assert len(tools) == len(TOOL_HINTS) - 1  # all but the Claude extension's recorder
-    # Over the Claude extension (--link claude) the same tools, and its GIF recorder.
+    # Every row, the GIF recorder included: the record group serves it over bridge's link.
+    assert len(tools) == len(TOOL_HINTS)
+    # Over the Claude extension (--link claude) the same tools, the recorder its own, once.
     over_claude = await _listed(build_claude_server(_no_claude, groups=TOOL_GROUPS))
-    assert {t.name for t in over_claude} == {t.name for t in tools} | {"browser_record_gif"}
+    assert sorted(t.name for t in over_claude) == sorted(t.name for t in tools)
     assert annotation_problems(over_claude, TOOL_HINTS) == []
-    assert [
-        p for p in annotation_problems(tools, TOOL_HINTS) if "browser_record_gif" not in p
-    ] == []
+    assert annotation_problems(tools, TOOL_HINTS) == []
+    alone = await _listed(build_claude_server(_no_claude, groups=("record",)))
+    assert [t.name for t in alone] == ["browser_record_gif"]
+    # Each link serves its own recorder: the extension's gif_creator there, bridge's here.
+    for served in (over_claude, alone):
+        recorder = next(t for t in served if t.name == "browser_record_gif")
+        assert "gif_creator" in (recorder.description or "")
+    ours = next(t for t in tools if t.name == "browser_record_gif")
+    assert "gif_creator" not in (ours.description or "")
 
 
 async def test_a_tool_without_a_row_fails_the_check() -> None:

@@ -61,6 +61,14 @@ GROUP_TOOLS: dict[str, set[str]] = {
     "pdf": {"browser_pdf_save"},
     "testing": TESTING,
     "devtools": DEVTOOLS,
+    "vision": {
+        "browser_mouse_click_xy",
+        "browser_mouse_move_xy",
+        "browser_mouse_drag_xy",
+        "browser_scroll",
+        "browser_zoom",
+    },
+    "record": {"browser_record_gif"},
     "network": NETWORK,
 }
 

@@ -8,13 +8,17 @@ from __future__ import annotations
 import asyncio
 import base64
 import re
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
 
 from bridge.cdp.page_script import PageScript
 from bridge.errors import BridgeError, BridgeTimeout
 from bridge.tools.dom import dom_page
 from bridge.tools.element import Element
 from bridge.tools.operations.client import NoCurrentTab, ToolClient, current_url, unless_dialog
+from bridge.tools.pixels_core import Viewport, shot_scale
+from bridge.tools.saving import save_file, writable_path
 from bridge.tools.scripts import ACTIONS_SCRIPT
 from bridge.tools.snapshot import take_snapshot
 from bridge.tools.targets import TabState, resolve_target
@@ -26,6 +30,20 @@ MAX_WAIT_S = 30.0
 SCREENSHOT_WAIT_S = 5.0
 MAX_SCREENSHOT_SIDE = 8000  # pixels; larger pages are scaled down, never refused
 BODY_LIMIT = 10_000
+
+ShotType = Literal["png", "jpeg", "webp"]
+
+
+@dataclass(frozen=True)
+class Shot:
+    """A screenshot: its bytes, their format, image pixels per CSS pixel when the capture
+    was scaled to a known factor (``max_size``: the agent maps coordinates with it), and
+    where it was saved (``filename``)."""
+
+    data: bytes
+    format: str
+    scale: float | None = None
+    path: Path | None = None
 
 
 class Reading(ToolClient):
@@ -43,8 +61,35 @@ class Reading(ToolClient):
         self, target: str | None = None, full_page: bool = False, tab: int | None = None
     ) -> tuple[bytes, str]:
         """PNG bytes (JPEG when large) and the format; never steals focus."""
+        shot = await self.capture(target, full_page, tab)
+        return shot.data, shot.format
+
+    async def capture(
+        self,
+        target: str | None = None,
+        full_page: bool = False,
+        tab: int | None = None,
+        *,
+        type: ShotType | None = None,
+        quality: int | None = None,
+        max_size: int | None = None,
+        filename: str | None = None,
+    ) -> Shot:
+        """A screenshot: the viewport, an element or the full page; as ``type`` (png, jpeg,
+        webp; default png, jpeg for a huge full page), ``quality`` 0-100 (jpeg, webp),
+        scaled down to at most ``max_size`` pixels on its longest side (never up); also
+        saved at ``filename`` when given (under a folder the file policy allows)."""
+        if quality is not None and not 0 <= quality <= 100:
+            raise ValueError("quality is 0-100")
+        if quality is not None and (type or "png") == "png":
+            raise ValueError("quality applies to type jpeg or webp, not png: give type too")
+        if filename is not None:
+            writable_path(self.hub.files, filename)  # refused before the page is touched
         state = await self._state(tab)
-        params: dict[str, Any] = {"format": "png"}
+        params: dict[str, Any] = {"format": type or "png"}
+        view = None
+        if max_size is not None:
+            view = Viewport.from_metrics(await state.tab.send("Page.getLayoutMetrics"))
         if target:
             element = await resolve_target(state, target, timeout=self.timeout)
             box = await element.run(ACTIONS_SCRIPT, "pageBox")
@@ -56,23 +101,46 @@ class Reading(ToolClient):
             scale = min(1.0, MAX_SCREENSHOT_SIDE / max(width, height, 1.0))
             params["clip"] = {"x": 0, "y": 0, "width": width, "height": height, "scale": scale}
             params["captureBeyondViewport"] = True
-            if width * height * scale * scale > 4_000_000:
+            if type is None and width * height * scale * scale > 4_000_000:
                 params.update(format="jpeg", quality=80)
+        elif view is not None:
+            # The viewport as a clip, so that it can be scaled (a plain capture cannot).
+            params["clip"] = {
+                "x": view.page_x,
+                "y": view.page_y,
+                "width": view.width,
+                "height": view.height,
+                "scale": 1,
+            }
+        factor: float | None = None  # image pixels per CSS pixel, when scaled to a bound
+        if view is not None:
+            clip = params["clip"]
+            bound = shot_scale(clip["width"], clip["height"], view.dpr, max_size)
+            clip["scale"] = min(float(clip["scale"]), bound)
+            factor = clip["scale"] * view.dpr
+        if quality is not None:
+            params["quality"] = quality
         try:
             # A tab in the background of its window may never produce the frame this waits
             # for (seen in Chromium 156, through chrome.debugger and direct CDP alike).
             shot = await state.tab.send(
                 "Page.captureScreenshot", params, timeout=scaled(SCREENSHOT_WAIT_S)
             )
+            data, kind = base64.b64decode(shot["data"]), str(params["format"])
         except BridgeTimeout:
             if "clip" in params:
                 raise BridgeError(
-                    "Chrome rendered no frame of this background tab for an element or "
-                    "full-page screenshot; a viewport screenshot still works, or open the page "
-                    "in a tab of its own with browser_tabs new"
+                    "Chrome rendered no frame of this background tab for an element, scaled "
+                    "or full-page screenshot; a viewport screenshot still works, or open the "
+                    "page in a tab of its own with browser_tabs new"
                 ) from None
-            return await _screencast_frame(state), "png"
-        return base64.b64decode(shot["data"]), str(params["format"])
+            data, kind = await _screencast_frame(state)
+        result = Shot(data, kind, factor)
+        if filename is not None:
+            mime = f"image/{kind}"
+            path = await asyncio.to_thread(save_file, self.hub.files, filename, data, mime)
+            result = Shot(data, kind, factor, path)
+        return result
 
     async def console_logs(
         self, level: str | None = None, tab: int | None = None
@@ -206,15 +274,24 @@ class Reading(ToolClient):
         return await resolve_target(state, target, timeout=self.timeout)
 
 
-async def _screencast_frame(state: TabState) -> bytes:
+async def _screencast_frame(state: TabState) -> tuple[bytes, str]:
     """The viewport from one screencast frame: screencasts keep producing frames for a
-    background tab when a plain capture waits in vain."""
+    background tab when a plain capture waits in vain. While a GIF recording screencasts
+    the tab, its latest frame (a screencast of our own would end the recording's)."""
+    if state.screencasting is not None:
+        latest = state.screencasting()
+        if latest is not None:
+            return latest, "jpeg"
+        raise BridgeError(
+            "Chrome rendered no frame of this background tab yet while a GIF recording runs "
+            "on it; act on the page or stop the recording, then take the screenshot again"
+        )
     frame = state.tab.expect_event("Page.screencastFrame")
     try:
         await state.tab.send("Page.startScreencast", {"format": "png", "everyNthFrame": 1})
         params = await frame.wait(scaled(SCREENSHOT_WAIT_S))
         await state.tab.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]})
-        return base64.b64decode(params["data"])
+        return base64.b64decode(params["data"]), "png"
     finally:
         frame.close()
         await state.tab.send("Page.stopScreencast")
