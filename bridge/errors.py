@@ -760,3 +760,35 @@ class GifRecordingError(BridgeError):
     or export, nothing recorded yet. The message says which action comes first."""
 
     code = "gif_recording"
+
+
+class OriginBlocked(BridgeError):
+    """A navigation or request to an origin the person's flags keep the agent away from
+    (``--blocked-origins``, or not in ``--allowed-origins``): refused below the tools, so the
+    DevTools endpoint obeys too (docs/mcp.md#guard-rails)."""
+
+    code = "origin_blocked"
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(
+            f"{url} is refused: {reason}. Work on a page the person allowed, or ask them to "
+            "change the flag and restart bridge."
+        )
+        self.url = url
+        self.reason = reason
+
+
+class ReadOnlyRefused(BridgeError):
+    """An action under ``--read-only``: only reading (and navigation within
+    ``--allowed-origins``) is served (docs/mcp.md#guard-rails)."""
+
+    code = "read_only"
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"{what} is refused: bridge runs with --read-only, which allows reading pages "
+            "only (no input, no changes, navigation only within --allowed-origins). Read with "
+            "the snapshot and reading tools, or ask the person to restart bridge without "
+            "--read-only."
+        )
+        self.what = what

@@ -32,6 +32,7 @@ from bridge.link.extension_link import ExtensionLink
 from bridge.link.relay import Relay
 from bridge.link.tokens import load_or_create_token
 from bridge.policy.files import FilePolicy
+from bridge.policy.guard import Guard
 from bridge.policy.tabs import SCOPES
 from bridge.providers.flow import AskFlow
 from bridge.store.state import default_state_dir, private_state_dir
@@ -94,6 +95,9 @@ class RuntimeOptions:
     #: Folders (or files) besides the working directory whose files may be given to a page
     #: (``--allow-path``; docs/flows.md#file-policy).
     allow_paths: Sequence[Path] = ()
+    #: The person's guard rails (--allowed-origins, --blocked-origins, --read-only): every
+    #: tab's commands, the tools' and the DevTools endpoint's, are checked against it.
+    guard: Guard | None = None
 
 
 def add_runtime_arguments(parser: argparse.ArgumentParser, *, state: bool = True) -> None:
@@ -271,6 +275,8 @@ class Runtime:
         await self.relay.start()
         self.browser = Browser(self.relay, connect_timeout=opts.connect_timeout)
         self.browser.tab_scope = opts.tabs or ("all" if opts.launch else "own")
+        if opts.guard is not None:
+            self.browser.guard = opts.guard
         self.bridge = Bridge(
             self.browser,
             state_dir=opts.state_dir,

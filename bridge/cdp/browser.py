@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bridge.cdp.interception import TabInterception
 from bridge.cdp.session import CdpSession
 from bridge.errors import (
     BridgeError,
@@ -29,7 +30,9 @@ from bridge.errors import (
 )
 from bridge.link.transport import Connector, Transport
 from bridge.policy import tabs as tab_access
+from bridge.policy.guard import Guard
 from bridge.policy.tabs import Access
+from bridge.tasks import TaskSet
 from bridge.waiting import scaled
 from bridge.wire.protocol import Event
 
@@ -126,7 +129,28 @@ class Browser:
         #: Tabs bridge opened (and the popups they opened); tabs the person shared.
         self.opened: set[int] = set()
         self.shared: set[int] = set()
+        #: The person's guard rails (--allowed-origins, --blocked-origins, --read-only):
+        #: every session's commands are checked against it (CdpSession.send), and every tab
+        #: attached gets its requests checked while an origin list is set.
+        self.guard = Guard()
+        #: Each attached tab's one Fetch interception (guard and routes share it).
+        self.interceptions: dict[int, TabInterception] = {}
+        self._guarding = TaskSet("guarding popups", log)
         self._unsubscribe = connector.subscribe(self)
+
+    def interception(self, session: CdpSession) -> TabInterception:
+        """The tab's interception (made on first use; it ends with the session)."""
+        found = self.interceptions.get(session.tab_id)
+        if found is None or found.session is not session:
+            found = TabInterception(session, lambda: self.guard.origins)
+            self.interceptions[session.tab_id] = found
+        return found
+
+    def intercepting(self, tab_id: int) -> bool:
+        """Whether bridge holds the tab's ``Fetch`` domain now (a DevTools client's own
+        ``Fetch`` commands would take it away: refused meanwhile)."""
+        found = self.interceptions.get(tab_id)
+        return found is not None and found.enabled and found.session.ended is None
 
     async def transport(self) -> Transport:
         return await self.connector.connect(self.connect_timeout)
@@ -204,7 +228,42 @@ class Browser:
                 self.sessions[tab_id] = session
             self._attached_via[tab_id] = transport
             self._browser_of[tab_id] = _browser_instance(transport)
+            if self.guard.origins.active:
+                # Before anyone uses the tab: its requests are checked from now on.
+                await self.interception(session).sync()
             return session
+
+    async def _guard_popup(self, tab_id: int, url: str) -> None:
+        """A tab a guarded tab opened (window.open, a target=_blank link): attach it and
+        check its requests too; one that already went where the guard forbids is closed.
+        chrome.debugger cannot attach to a tab before it starts loading, so the popup's very
+        first request may have left (docs/mcp.md#guard-rails)."""
+        reason = self.guard.origins.refusal(url)
+        if reason is None:
+            try:
+                session = await self.attach(tab_id)
+                history = await session.send("Page.getNavigationHistory", guarded=False)
+                entries = history.get("entries") or []
+                index = history.get("currentIndex")
+                if isinstance(index, int) and 0 <= index < len(entries):
+                    reason = self.guard.origins.refusal(str(entries[index].get("url", "")))
+            except BridgeError as exc:
+                # Closed meanwhile, or showing what extensions may not debug (the error page
+                # of a request the guard already failed): what the tab list says decides.
+                log.info("guarding popup tab %s: %s", tab_id, exc)
+            if reason is None:
+                try:
+                    listed = [t for t in await self.list_tabs() if t.tab_id == tab_id]
+                except BridgeError as exc:
+                    log.info("guarding popup tab %s: %s", tab_id, exc)
+                    return
+                reason = self.guard.origins.refusal(listed[0].url) if listed else None
+        if reason is not None:
+            log.info("closing popup tab %s: %s", tab_id, reason)
+            try:
+                await self.close_tab(tab_id)
+            except BridgeError as exc:  # closed meanwhile
+                log.info("closing popup tab %s: %s", tab_id, exc)
 
     async def detach(self, tab_id: int) -> None:
         self._forget(tab_id, DebuggerDetached(tab_id, "detached by bridge"))
@@ -260,6 +319,7 @@ class Browser:
         self._suspended.pop(tab_id, None)
         self._attached_via.pop(tab_id, None)
         self._browser_of.pop(tab_id, None)
+        self.interceptions.pop(tab_id, None)
         session = self.sessions.pop(tab_id, None)
         if session is not None:
             session.end(error)
@@ -334,6 +394,8 @@ class Browser:
             opener = p.get("openerTabId")
             if isinstance(opener, int) and opener in self.opened:
                 self.opened.add(int(p["tabId"]))  # a popup of a tab of bridge's is bridge's
+            if isinstance(opener, int) and self.intercepting(opener) and self.guard.origins.active:
+                self._guarding.spawn(self._guard_popup(int(p["tabId"]), str(p.get("url", ""))))
             for callback in list(self.tab_created_listeners):
                 try:
                     callback(p)

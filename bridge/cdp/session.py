@@ -124,9 +124,20 @@ class CdpSession:
         *,
         timeout: float | None = _DEFAULT,
         session_id: str | None = None,
+        guarded: bool = True,
     ) -> Params:
+        """Send ``method`` to the tab (or one of its child sessions). The person's guard rails
+        (the host's ``guard``: bridge.policy.guard) are checked here, where every command of
+        the tools and of the DevTools endpoint passes; ``guarded=False`` only for bridge's
+        own network interception (bridge.cdp.interception), which enforces them."""
         if self.ended is not None:
             raise self.ended
+        if guarded:
+            guard = getattr(self.host, "guard", None)
+            if guard is not None and guard.active:
+                refusal = guard.check(method, params)
+                if refusal is not None:
+                    raise refusal.error()
         if self.crashed is not None and method not in _RELOADS:
             raise self.crashed
         transport = await self.host.transport_for(self.tab_id)

@@ -48,6 +48,7 @@ from bridge.mcp.auth import (
     needs_tls,
     security_settings,
 )
+from bridge.mcp.guard_rails import add_guard_arguments, guard_from_args, serve_reading_only
 from bridge.mcp.server import (
     DEFAULT_GROUPS,
     TOOL_GROUPS,
@@ -130,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         "line (playwright-mcp's option; the testing group's browser_generate_test writes "
         "them as a test)",
     )
+    add_guard_arguments(p)
     p.add_argument("--verbose", action="store_true", help="log details to stderr")
     add_log_arguments(p)
     p.add_argument(
@@ -284,7 +286,20 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
             file=sys.stderr,
         )
         return 2
+    try:
+        guard = guard_from_args(args)
+    except ValueError as exc:
+        print(f"bridge: --allowed-origins/--blocked-origins: {exc}", file=sys.stderr)
+        return 2
+    if args.link == "claude" and guard.active:
+        print(
+            "bridge: --allowed-origins, --blocked-origins and --read-only are enforced on "
+            "bridge's own CDP sessions: they cannot hold over --link claude",
+            file=sys.stderr,
+        )
+        return 2
     options = options_from_args(args)
+    options.guard = guard
     if args.demo:
         refusal = refuse_demo_options(options)
         if refusal is not None:
@@ -360,6 +375,8 @@ async def _serve(args: argparse.Namespace, demo: contextlib.ExitStack) -> int:
         flush=True,
     )
     server = build_server(lambda: runtime.bridge, groups=groups, **server_options)
+    if guard.read_only:
+        serve_reading_only(server, navigation=guard.origins.allowed is not None)
 
     async def cleanup() -> None:
         # Unfinished jobs are let go, not failed as their tabs close: the sites finish those

@@ -135,6 +135,11 @@ TOOL_HINTS: dict[str, ToolHints] = {
     "browser_zoom":                   ToolHints("Zoom into a region",         Y,   N,   Y,   Y),
     # record group (off by default): browser_record_gif over bridge's own link (its row is
     # above, with the Claude extension's recorder: one tool, served over both links)
+    # network group (off by default): this client's routes and offline, ended when it leaves
+    "browser_route":                  ToolHints("Mock network requests",      N,   N,   N,   Y),
+    "browser_route_list":             ToolHints("List network routes",        Y,   N,   Y,   Y),
+    "browser_unroute":                ToolHints("Remove network routes",      N,   N,   Y,   Y),
+    "browser_network_state_set":      ToolHints("Set network state",          N,   N,   Y,   Y),
 }
 # fmt: on
 

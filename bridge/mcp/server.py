@@ -21,6 +21,7 @@ from bridge.mcp.ask_tools import register_ask_tools
 from bridge.mcp.browser_tools import register_browser_tools, register_claude_tools
 from bridge.mcp.devtools_tools import register_devtools_tools
 from bridge.mcp.dom_tools import register_dom_tools
+from bridge.mcp.network_tools import register_network_tools
 from bridge.mcp.resources import ResourceServer, register_resources
 from bridge.mcp.storage_tools import register_pdf_tools, register_storage_tools
 from bridge.mcp.testing_tools import register_testing_tools
@@ -96,6 +97,7 @@ GROUP_REGISTRARS: dict[str, Registrar] = {
     ),
     "vision": lambda s, get_bridge: register_vision_tools(s, lambda: get_bridge().tools),
     "record": lambda s, get_bridge: register_record_tools(s, lambda: get_bridge().tools),
+    "network": lambda server, bridge: register_network_tools(server, lambda: bridge().tools),
 }
 TOOL_GROUPS = tuple(GROUP_REGISTRARS)
 DEFAULT_GROUPS = ("ask", "browser")

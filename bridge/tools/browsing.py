@@ -28,6 +28,7 @@ from bridge.tools.operations.client import DialogOpen, NoCurrentTab
 from bridge.tools.operations.devtools import DevTools
 from bridge.tools.operations.lean import LeanSnapshots
 from bridge.tools.operations.navigation import Navigation
+from bridge.tools.operations.network import NetworkOperations
 from bridge.tools.operations.pdf import Pdf
 from bridge.tools.operations.reading import Reading
 from bridge.tools.operations.recording import Recording
@@ -129,6 +130,7 @@ class BrowserTools(
     DevTools,
     Vision,
     Recording,
+    NetworkOperations,
 ):
     """Every browser operation, as one client sees them (``ToolHub.client``): what the MCP
     browser tools wrap."""

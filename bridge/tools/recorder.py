@@ -17,6 +17,7 @@ from typing import Any
 
 from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError
+from bridge.tasks import TaskSet
 
 __all__ = ["ConsoleEntry", "Dialog", "NetworkEntry", "TabRecorder"]
 
@@ -115,6 +116,7 @@ class TabRecorder:
         self.child_sessions: dict[str, str] = {}
         self._unsubscribe: list[Any] = []
         self.started = False
+        self._resuming = TaskSet(f"iframes of tab {tab.tab_id}", log)
 
     async def start(self) -> None:
         """Enable the domains and subscribe (idempotent). From now on, things are recorded."""
@@ -142,10 +144,13 @@ class TabRecorder:
         for method in ("Page.enable", "Runtime.enable", "Network.enable", "Log.enable"):
             await self.tab.send(method)
         try:
-            # Out-of-process iframes become child sessions we can snapshot and act in.
+            # Out-of-process iframes become child sessions we can snapshot and act in. Each
+            # waits for us before it runs, so what must hold from its first request on (the
+            # guard's Fetch: bridge.cdp.interception, whose listener comes first) is set up
+            # before it starts; ``_attached`` lets it run.
             await self.tab.send(
                 "Target.setAutoAttach",
-                {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True},
+                {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
             )
         except BridgeError as exc:
             log.info("no child sessions for iframes in tab %s: %s", self.tab.tab_id, exc)
@@ -295,6 +300,14 @@ class TabRecorder:
         info = p.get("targetInfo", {})
         if info.get("type") == "iframe" and p.get("sessionId"):
             self.child_sessions[str(info.get("targetId"))] = str(p["sessionId"])
+        if p.get("waitingForDebugger") and p.get("sessionId"):
+            self._resuming.spawn(self._resume(str(p["sessionId"])))
+
+    async def _resume(self, child: str) -> None:
+        try:
+            await self.tab.send("Runtime.runIfWaitingForDebugger", session_id=child)
+        except BridgeError as exc:  # the frame went away meanwhile
+            log.debug("resuming child %s of tab %s: %s", child, self.tab.tab_id, exc)
 
     def _detached(self, p: Params) -> None:
         sid = p.get("sessionId")

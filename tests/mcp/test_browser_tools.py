@@ -52,6 +52,7 @@ STORAGE = {f"browser_cookie_{op}" for op in ("list", "get", "set", "delete", "cl
 DEVTOOLS = {"performance_start_trace", "performance_stop_trace", "performance_analyze_insight",
             "browser_emulate", "browser_emulate_reset"}  # fmt: skip
 #: Every group of --tools and the tools it brings (a new group adds its line).
+NETWORK = {"browser_route", "browser_route_list", "browser_unroute", "browser_network_state_set"}
 GROUP_TOOLS: dict[str, set[str]] = {
     "ask": ASK,
     "browser": BROWSER,
@@ -68,6 +69,7 @@ GROUP_TOOLS: dict[str, set[str]] = {
         "browser_zoom",
     },
     "record": {"browser_record_gif"},
+    "network": NETWORK,
 }
 
 

@@ -177,6 +177,15 @@ class ClientSessions:
         self._still_drivable(alias, None, method)  # as listed: never attached if refused
         tab = await self._attached(alias)
         self._still_drivable(alias, tab, method)  # as it is now
+        if method.startswith("Fetch.") and self.browser.intercepting(alias.tab_id):
+            # One Fetch per tab, and bridge's guard or routes hold it: a client's own
+            # Fetch.enable would replace their patterns, its Fetch.disable end them.
+            raise CdpError(
+                method,
+                "refused: bridge intercepts this tab's requests (--allowed-origins, "
+                "--blocked-origins or a browser_route), and a tab has one Fetch domain",
+                -32000,
+            )
         if method == "Runtime.runIfWaitingForDebugger" and child is None:
             return {}  # bridge never holds a tab at start
         if method == "Page.setFontFamilies":
@@ -253,6 +262,8 @@ class ClientSessions:
         if alias.session_id not in self.aliases:
             return
         client = self.client
+        if method.startswith("Fetch.") and client.browser.intercepting(alias.tab_id):
+            return  # bridge's own interception: answering it is bridge's, never a client's
         if method.startswith("Page.download"):
             if not ClientDownloads.reportable(method, params):
                 return
