@@ -144,13 +144,16 @@ class TabRecorder:
         for method in ("Page.enable", "Runtime.enable", "Network.enable", "Log.enable"):
             await self.tab.send(method)
         try:
-            # Out-of-process iframes become child sessions we can snapshot and act in. Each
-            # waits for us before it runs, so what must hold from its first request on (the
-            # guard's Fetch: bridge.cdp.interception, whose listener comes first) is set up
-            # before it starts; ``_attached`` lets it run.
+            # Out-of-process iframes become child sessions we can snapshot and act in. Under
+            # an origin guard each waits for us before it runs, so what must hold from its
+            # first request on (the guard's Fetch: bridge.cdp.interception, whose listener
+            # comes first) is set up before it starts; ``_attached`` lets it run. Without
+            # one nothing waits: a frame never pays a round trip for a check nobody asked.
+            guard = getattr(self.tab.host, "guard", None)
+            pause = bool(guard is not None and guard.origins.active)
             await self.tab.send(
                 "Target.setAutoAttach",
-                {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
+                {"autoAttach": True, "waitForDebuggerOnStart": pause, "flatten": True},
             )
         except BridgeError as exc:
             log.info("no child sessions for iframes in tab %s: %s", self.tab.tab_id, exc)
