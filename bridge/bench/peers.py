@@ -54,6 +54,8 @@ INSTALL_HINT = (
     "(PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix ~/.cache/bridge-bench "
     "@playwright/mcp), or point $BRIDGE_BENCH_NODE_PREFIX at another npm prefix"
 )
+#: The capability groups both servers serve for the task list (the same names on both).
+CAPS = "network,storage,vision,testing"
 CALL_TIMEOUT = 60.0  # seconds one tool call may take before the run fails
 START_TIMEOUT = 90.0  # seconds a server may take to start and open its first page
 EXIT_GRACE = 10.0  # seconds the servers' processes get to end on their own after the run
@@ -203,6 +205,19 @@ def tasks(base: str) -> list[Task]:
             peer_args={},
         ),
         Task("find (form)", "form", "browser_find", {"text": "team member"}),
+        # The capability groups' tools both have (bridge's --tools and playwright-mcp's
+        # --caps network,storage,vision,testing), on the same page.
+        Task("route (form)", "form", "browser_route", {"pattern": "**/bench-mock", "body": "{}"}),
+        Task("route list (form)", "form", "browser_route_list", {}),
+        Task("unroute (form)", "form", "browser_unroute", {"pattern": "**/bench-mock"}),
+        Task("cookie list (form)", "form", "browser_cookie_list", {}),
+        Task("click x,y (form)", "form", "browser_mouse_click_xy", {"x": 5, "y": 5}),
+        Task(
+            "verify text visible (form)",
+            "form",
+            "browser_verify_text_visible",
+            {"text": "Create your account"},
+        ),
         Task("navigate (article)", "article", "browser_navigate", {"url": f"{base}/article"}),
         Task("snapshot (article)", "article", "browser_snapshot", {}),
         Task("read text (article)", "article", "browser_evaluate", _read("article")),
@@ -382,7 +397,9 @@ def _servers(
     root = Path(tmp).resolve()
     env = {**os.environ, "TMPDIR": str(root), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
     bridge_args = ["-m", "bridge.mcp", "--launch", "--headless", "--isolated"]
-    bridge_args += ["--tools", "browser", "--state-dir", str(root / "bridge-state")]
+    # The same groups on both sides: the default browser tools and the capabilities the
+    # task list uses (playwright-mcp's --caps below).
+    bridge_args += ["--tools", "browser," + CAPS, "--state-dir", str(root / "bridge-state")]
     bridge_args += ["--browser-path", browser]
     bridge_args += [f"--chrome-arg={arg}" for arg in chromium_args]
     bridge = _Server(
@@ -404,6 +421,7 @@ def _servers(
     config_path = root / "playwright-mcp.json"
     config_path.write_text(json.dumps(config, indent=2))
     base_args = [str(peer.cli), "--config", str(config_path), "--isolated", "--headless"]
+    base_args += ["--caps", CAPS]
     peer_args = [*base_args, "--output-dir", str(root / "playwright-mcp-output"), *peer_args]
     playwright = _Server(
         PEER, StdioServerParameters(command=peer.node, args=peer_args, env=env, cwd=str(root))
