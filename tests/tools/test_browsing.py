@@ -176,6 +176,17 @@ async def test_a_target_blank_link_opens_a_tab_to_select(tools: BrowserTools, si
     assert selected["tab"] == new_id and tools.current == new_id
 
 
+async def test_a_wait_goes_on_in_the_page_a_navigation_brings(
+    tools: BrowserTools, site: str
+) -> None:
+    """The page leaves for another while the wait runs (its own timer, as a page that
+    redirects after a moment): the wait ends in the new page, not with a destroyed context."""
+    await tools.navigate(f"{site}/popup")
+    await tools.evaluate("() => { setTimeout(() => { location.href = '/form'; }, 300); }")
+    assert await tools.wait(text="Sign up") == {"held": True}
+    assert (await tools.evaluate("() => location.pathname")) == "/form"
+
+
 async def test_console_errors_are_reported_and_kept(tools: BrowserTools, site: str) -> None:
     await tools.navigate(f"{site}/console")
     report = await tools.click("#err")

@@ -20,7 +20,14 @@ from bridge.waiting import Waiter, scaled
 if TYPE_CHECKING:
     from bridge.tools.browsing import ToolHub
 
-__all__ = ["DialogOpen", "NoCurrentTab", "ToolClient", "current_url", "unless_dialog"]
+__all__ = [
+    "DialogOpen",
+    "NoCurrentTab",
+    "ToolClient",
+    "current_url",
+    "document_replaced",
+    "unless_dialog",
+]
 
 log = logging.getLogger(__name__)
 
@@ -345,6 +352,13 @@ async def _evaluate_across_navigation(state: TabState, expression: str) -> Any:
     try:
         return await state.tab.evaluate(expression)
     except CdpError as exc:
-        if "context" not in str(exc).lower():
+        if not document_replaced(exc):
             raise
         return await state.tab.evaluate(expression)
+
+
+def document_replaced(exc: CdpError) -> bool:
+    """Whether a command failed because the page's document went away under it (a
+    navigation): "Execution context was destroyed", "Inspected target navigated or closed"."""
+    text = str(exc).lower()
+    return "context" in text or "navigated" in text

@@ -13,10 +13,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bridge.cdp.page_script import PageScript
-from bridge.errors import BridgeError, BridgeTimeout
+from bridge.errors import BridgeError, BridgeTimeout, CdpError
 from bridge.tools.dom import dom_page
 from bridge.tools.element import Element
-from bridge.tools.operations.client import NoCurrentTab, ToolClient, current_url, unless_dialog
+from bridge.tools.operations.client import (
+    NoCurrentTab,
+    ToolClient,
+    current_url,
+    document_replaced,
+    unless_dialog,
+)
 from bridge.tools.pixels_core import Viewport, shot_scale
 from bridge.tools.saving import save_file, writable_path
 from bridge.tools.scripts import ACTIONS_SCRIPT
@@ -254,12 +260,33 @@ class Reading(ToolClient):
             return {"waited_s": seconds}
         state = await self._state(tab)
         limit = min(float(time), MAX_WAIT_S) if time is not None else MAX_WAIT_S
-        held = await unless_dialog(
-            state,
-            dom_page(state.tab).call(
-                "waitFor", text, text_gone, selector, int(limit * 1000), timeout=limit
-            ),
-        )
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        held = False
+        while (left := deadline - loop.time()) > 0:
+            # A page that navigates meanwhile (a tab just opened, a click's new page) ends
+            # the check in its old document: it goes on in the new one, once that exists.
+            fresh = state.tab.expect_event(
+                "Runtime.executionContextCreated",
+                lambda p: bool(p.get("context", {}).get("auxData", {}).get("isDefault")),
+            )
+            try:
+                held = await unless_dialog(
+                    state,
+                    dom_page(state.tab).call(
+                        "waitFor", text, text_gone, selector, int(left * 1000), timeout=left
+                    ),
+                )
+                break
+            except CdpError as exc:
+                if not document_replaced(exc):
+                    raise
+                try:
+                    await fresh.wait(max(deadline - loop.time(), 0.0))
+                except BridgeTimeout:
+                    break
+            finally:
+                fresh.close()
         if not held:
             raise BridgeError(f"the condition did not hold within {limit:.0f}s")
         return {"held": True}
