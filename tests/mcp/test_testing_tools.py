@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -19,7 +18,7 @@ from bridge.app.facade import Bridge
 from bridge.mcp.server import build_server
 from bridge.policy.files import FilePolicy
 from bridge.tools.browsing import ToolHub, ToolSettings
-from tests.local_http import serve_http
+from tests.local_http import HTML, serve_files
 
 pytestmark = pytest.mark.e2e
 pytest_plugins = ["pytester"]
@@ -36,24 +35,13 @@ PAGE = """<!doctype html><title>Notes</title><h1>Notes</h1>
   'Answer: ' + (confirm('Sure?') ? 'yes' : 'no')">Ask</button><p id=answer></p>"""
 
 
-class _Notes(BaseHTTPRequestHandler):
-    label = "Save"  # what the test changes to make the generated test fail
-
-    def do_GET(self) -> None:
-        body = PAGE.replace("{label}", self.label).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+#: The save button's label: what the test changes to make the generated test fail.
+LABEL = {"now": "Save"}
 
 
 @pytest.fixture(scope="module")
 def notes() -> Iterator[str]:
-    for url, _ in serve_http(_Notes):
+    for url in serve_files(lambda _: (PAGE.replace("{label}", LABEL["now"]).encode(), HTML)):
         yield f"{url}/notes"
 
 
@@ -125,14 +113,14 @@ async def test_a_generated_test_passes_then_fails_when_the_page_changes(
         )
 
     (await asyncio.to_thread(run)).assert_outcomes(passed=1)
-    _Notes.label = "Store"  # the button the session clicked is now named differently
+    LABEL["now"] = "Store"  # the button the session clicked is now named differently
     try:
         changed = await asyncio.to_thread(run)
         changed.assert_outcomes(failed=1)
         # It failed looking for the button the session clicked, not for anything else.
         assert 'get_by_role("button", name="Save", exact=True)' in changed.stdout.str()
     finally:
-        _Notes.label = "Save"
+        LABEL["now"] = "Save"
 
 
 async def test_with_codegen_python_each_result_carries_its_line(hub: ToolHub, notes: str) -> None:

@@ -9,7 +9,6 @@ import os
 import struct
 import zlib
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from bridge.errors import (
 )
 from bridge.tools.browsing import BrowserTools, ToolHub
 from bridge.tools.trace_insights import parse_trace, summarize
-from tests.local_http import serve_http
+from tests.local_http import serve_files
 
 pytestmark = pytest.mark.e2e
 
@@ -72,23 +71,9 @@ FILES = {
 }
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body, kind = FILES.get(self.path.split("?")[0], (b"not found", "text/plain"))
-        self.send_response(200 if self.path.split("?")[0] in FILES else 404)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def perf_site() -> Iterator[str]:
-    for url, _ in serve_http(_Handler):
-        yield url
+    yield from serve_files(FILES.get)
 
 
 READ_PAGE = """() => ({

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import cast
 
@@ -15,7 +14,7 @@ import pytest
 from bridge.errors import NothingRecorded, PathNotAllowed, VerificationFailed
 from bridge.policy.files import FilePolicy
 from bridge.tools.browsing import BrowserTools, ToolSettings
-from tests.local_http import serve_http
+from tests.local_http import HTML, serve_files
 
 pytestmark = pytest.mark.e2e
 
@@ -49,22 +48,9 @@ function showReason(box) {
 """
 
 
-class _Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = NOTES.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def notes() -> Iterator[str]:
-    for url, _ in serve_http(_Pages):
+    for url in serve_files(lambda _: (NOTES.encode(), HTML)):
         yield f"{url}/notes"
 
 

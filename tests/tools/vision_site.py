@@ -4,9 +4,8 @@ squares, a slider, a far paragraph on a tall page), served on a loopback port.""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 
-from tests.local_http import serve_http
+from tests.local_http import HTML, serve_files
 
 PAGE = """<!doctype html><title>Vision</title><style>
 body { margin: 0; height: 4000px }
@@ -42,20 +41,7 @@ function spin(limit) {
 <p id=log></p><p id=far>Far away</p>"""
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = PAGE.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 def serve_vision_page() -> Iterator[str]:
     """The page's URL until closed."""
-    for url, _ in serve_http(_Handler):
+    for url in serve_files(lambda _: (PAGE.encode(), HTML)):
         yield f"{url}/vision"
