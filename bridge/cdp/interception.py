@@ -3,7 +3,7 @@
 Chrome gives a debugger session one set of ``Fetch`` patterns, and the tab has one session
 (the extension's), so the guard (``--allowed-origins`` / ``--blocked-origins``) and every
 client's routes (``browser_route``) must share it: each paused request is answered once, in
-one order, guard first (``bridge.tools.routing.decide``).
+one order, guard first (``bridge.policy.routing.decide``).
 
 A paused request never waits on anything but its answer: the decision is pure and immediate,
 a request no route matches goes on at once, and when the tab closes its session ends and
@@ -27,8 +27,8 @@ from typing import Any
 from bridge.cdp.session import CdpSession
 from bridge.errors import BridgeError
 from bridge.policy.origins import OriginPolicy
+from bridge.policy.routing import Route, decide
 from bridge.tasks import TaskSet
-from bridge.tools.routing import Route, decide
 from bridge.waiting import scaled
 
 __all__ = ["TabInterception"]

@@ -16,8 +16,8 @@ from pydantic import Field
 
 from bridge.mcp.browser_tools import client_key
 from bridge.mcp.registration import text_result, tool
+from bridge.policy.routing import Route, parse_headers
 from bridge.tools.browsing import BrowserTools, ToolHub
-from bridge.tools.routing import Route, parse_headers
 
 __all__ = ["register_network_tools"]
 

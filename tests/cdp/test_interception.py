@@ -22,8 +22,8 @@ from bridge.cdp.browser import Browser
 from bridge.errors import BridgeError, OriginBlocked, ReadOnlyRefused
 from bridge.policy.guard import Guard
 from bridge.policy.origins import OriginPolicy
+from bridge.policy.routing import Route
 from bridge.tools.browsing import BrowserTools, ToolHub
-from bridge.tools.routing import Route
 from bridge.waiting import scaled, wait_for
 from tests.local_http import serve_http
 from tests.raw_cdp import raw_cdp

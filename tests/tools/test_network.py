@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from bridge.policy.routing import Route
 from bridge.tools.browsing import BrowserTools, ToolHub
-from bridge.tools.routing import Route
 
 pytestmark = pytest.mark.e2e
 

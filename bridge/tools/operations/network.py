@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from bridge.cdp.session import CdpSession
+from bridge.policy.routing import Route
 from bridge.tools.operations.client import ToolClient
-from bridge.tools.routing import Route
 from bridge.tools.targets import TabState
 
 if TYPE_CHECKING:

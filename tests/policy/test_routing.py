@@ -1,4 +1,4 @@
-"""Route globs and the answer to one paused request (bridge.tools.routing)."""
+"""Route globs and the answer to one paused request (bridge.policy.routing)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge.policy.origins import OriginPolicy
-from bridge.tools.routing import Route, decide, glob_matches, parse_headers
+from bridge.policy.routing import Route, decide, glob_matches, parse_headers
 
 
 @pytest.mark.parametrize(
