@@ -169,7 +169,17 @@ async def test_leaving_undoes_emulation(hub: ToolHub, site: str) -> None:
     assert (await _page(agent))["dark"] is True
     tab = agent.current
     await hub.leave("devtools-leaver")
-    after = await _page(hub.client("devtools-watcher"), tab)
+    watcher = hub.client("devtools-watcher")
+    # The browser gives the page its own size back with a resize of its own, which may
+    # reach the page a moment after the command returned: wait for that event (bounded).
+    width = int(before["width"])
+    await watcher.evaluate(
+        f"() => innerWidth === {width} || new Promise((done) => addEventListener('resize', "
+        f"function check() {{ if (innerWidth === {width}) done(true); else "
+        "addEventListener('resize', check, {once: true}); }, {once: true}))",
+        tab=tab,
+    )
+    after = await _page(watcher, tab)
     assert _own(after) == _own(before) and after["height"] != 444
 
 
