@@ -29,7 +29,7 @@ from bridge.errors import BridgeError
 from bridge.policy.origins import OriginPolicy
 from bridge.policy.routing import Route, decide
 from bridge.tasks import TaskSet
-from bridge.waiting import scaled
+from bridge.waiting import scaled, wait_for
 
 __all__ = ["TabInterception"]
 
@@ -52,6 +52,8 @@ class TabInterception:
         self.enabled = False
         #: The last requests the guard refused (URL, why): what a test or a report shows.
         self.blocked: deque[tuple[str, str]] = deque(maxlen=50)
+        #: Set (and replaced) at each refusal: what ``refusal`` waits on.
+        self._refused = asyncio.Event()
         self._lock = asyncio.Lock()
         self._tasks = TaskSet(f"interception of tab {session.tab_id}", log)
         #: Child sessions (out-of-process iframes, workers) someone auto-attached: each is its
@@ -74,6 +76,18 @@ class TabInterception:
 
     def all_routes(self) -> list[Route]:
         return [route for routes in self.routes.values() for route in routes]
+
+    async def refusal(self, prefix: str, timeout: float) -> None:
+        """Until the guard has refused a request whose URL starts with ``prefix`` (at once
+        when it already has); ``BridgeTimeout`` after ``timeout`` seconds."""
+
+        async def refused() -> None:
+            while not any(url.startswith(prefix) for url, _ in self.blocked):
+                await self._refused.wait()
+
+        await wait_for(
+            refused(), timeout, f"a request to {prefix} refused on tab {self.session.tab_id}"
+        )
 
     async def set_routes(self, owner: str, routes: list[Route]) -> None:
         """Replace ``owner``'s routes on this tab, and turn interception on or off to match."""
@@ -139,6 +153,8 @@ class TabInterception:
         )
         if decision.kind == "block":
             self.blocked.append((str(request.get("url", "")), decision.reason))
+            refused, self._refused = self._refused, asyncio.Event()
+            refused.set()
             log.info("tab %s: blocked a request (%s)", self.session.tab_id, decision.reason)
         self._tasks.spawn(self._answer(decision.method, decision.params, child))
 

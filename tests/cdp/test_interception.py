@@ -8,7 +8,6 @@ test asserts what matters: the blocked origin never heard of the request.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -116,14 +115,7 @@ async def fetch_from(tools: BrowserTools, url: str) -> str:
 
 async def refused_by_guard(browser: Browser, tools: BrowserTools, blocked: str) -> None:
     """Until the tab's interception has refused a request to ``blocked`` (bounded)."""
-    interception = browser.interceptions[tools.current or 0]
-
-    async def refused() -> None:
-        while not any(url.startswith(blocked) for url, _ in interception.blocked):
-            await asyncio.sleep(0)  # yields to the event loop, no fixed wait
-            await tools.evaluate("() => 0")
-
-    await wait_for(refused(), scaled(10.0), f"a request to {blocked} to be refused")
+    await browser.interceptions[tools.current or 0].refusal(blocked, scaled(10.0))
 
 
 async def test_a_blocked_origin_is_neither_opened_nor_fetched(
