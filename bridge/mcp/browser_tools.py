@@ -26,6 +26,7 @@ from bridge.tools.snapshot_lean import compile_find, find_lines, find_report, li
 __all__ = [
     "CLIENT_HEADER",
     "AnyHub",
+    "acted",
     "client_key",
     "client_tools",
     "register_browser_tools",
@@ -91,7 +92,7 @@ def _report(report: ActionReport) -> CallToolResult:
     return text_result(report.to_text(), report.to_dict())
 
 
-async def _acted(
+async def acted(
     tools: BrowserTools | ClaudeTools, report: ActionReport, include_snapshot: bool
 ) -> CallToolResult:
     """An acting tool's result (``_report``), with the snapshot after it when asked: the
@@ -121,7 +122,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
     ) -> CallToolResult:
         """Open a URL in the current tab (a new tab if this client has none yet)."""
         t = tools(ctx)
-        return await _acted(t, await t.navigate(url, tab), include_snapshot)
+        return await acted(t, await t.navigate(url, tab), include_snapshot)
 
     @tool(server)
     async def browser_go_back(
@@ -129,7 +130,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
     ) -> CallToolResult:
         """Go back in the tab's history."""
         t = tools(ctx)
-        return await _acted(t, await t.go_back(tab), include_snapshot)
+        return await acted(t, await t.go_back(tab), include_snapshot)
 
     @tool(server)
     async def browser_go_forward(
@@ -137,7 +138,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
     ) -> CallToolResult:
         """Go forward in the tab's history."""
         t = tools(ctx)
-        return await _acted(t, await t.go_forward(tab), include_snapshot)
+        return await acted(t, await t.go_forward(tab), include_snapshot)
 
     @tool(server)
     async def browser_snapshot(
@@ -249,7 +250,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
             modifiers=list(modifiers or []),
             tab=tab,
         )
-        return await _acted(t, report, include_snapshot)
+        return await acted(t, report, include_snapshot)
 
     @tool(server)
     async def browser_hover(
@@ -257,7 +258,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
     ) -> CallToolResult:
         """Move the mouse over an element (opens hover menus)."""
         t = tools(ctx)
-        return await _acted(t, await t.hover(target, tab), include_snapshot)
+        return await acted(t, await t.hover(target, tab), include_snapshot)
 
     @tool(server)
     async def browser_type(
@@ -272,7 +273,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         """Replace the text of an editable element."""
         t = tools(ctx)
         report = await t.type(target, text, submit=submit, slowly=slowly, tab=tab)
-        return await _acted(t, report, include_snapshot)
+        return await acted(t, report, include_snapshot)
 
     @tool(server)
     async def browser_fill_form(
@@ -289,7 +290,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
     ) -> CallToolResult:
         """Fill several form fields in one call."""
         t = tools(ctx)
-        return await _acted(t, await t.fill_form(fields, tab), include_snapshot)
+        return await acted(t, await t.fill_form(fields, tab), include_snapshot)
 
     @tool(server)
     async def browser_select_option(
@@ -301,7 +302,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
     ) -> CallToolResult:
         """Select options of a <select> by value or label."""
         t = tools(ctx)
-        return await _acted(t, await t.select_option(target, values, tab), include_snapshot)
+        return await acted(t, await t.select_option(target, values, tab), include_snapshot)
 
     @tool(server)
     async def browser_drag(
@@ -313,7 +314,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
     ) -> CallToolResult:
         """Drag one element onto another (HTML5 drag and drop or mouse drags)."""
         t = tools(ctx)
-        return await _acted(t, await t.drag(start_target, end_target, tab), include_snapshot)
+        return await acted(t, await t.drag(start_target, end_target, tab), include_snapshot)
 
     @tool(server)
     async def browser_press_key(
@@ -326,7 +327,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
     ) -> CallToolResult:
         """Press a key in the focused element."""
         t = tools(ctx)
-        return await _acted(t, await t.press_key(key, tab), include_snapshot)
+        return await acted(t, await t.press_key(key, tab), include_snapshot)
 
     @tool(server)
     async def browser_wait(
@@ -500,7 +501,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
     ) -> CallToolResult:
         """Put files into an <input type=file>."""
         t = tools(ctx)
-        return await _acted(t, await t.file_upload(target, paths, tab), include_snapshot)
+        return await acted(t, await t.file_upload(target, paths, tab), include_snapshot)
 
     @tool(server)
     async def browser_handle_dialog(
@@ -513,7 +514,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
         """Accept or dismiss the open alert, confirm, prompt or beforeunload dialog."""
         t = tools(ctx)
         report = await t.handle_dialog(accept, prompt_text, tab)
-        return await _acted(t, report, include_snapshot)
+        return await acted(t, report, include_snapshot)
 
     @tool(server)
     async def browser_resize(
@@ -525,7 +526,7 @@ def register_browser_tools(server: MCPServer, get_hub: Callable[[], AnyHub]) -> 
     ) -> CallToolResult:
         """Set the page's viewport size in CSS pixels."""
         t = tools(ctx)
-        return await _acted(t, await t.resize(width, height, tab), include_snapshot)
+        return await acted(t, await t.resize(width, height, tab), include_snapshot)
 
 
 def register_claude_tools(server: MCPServer, get_hub: Callable[[], ClaudeToolHub]) -> None:

@@ -14,9 +14,8 @@ from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from bridge.mcp.browser_tools import IncludeSnapshot, Tab, client_key
+from bridge.mcp.browser_tools import IncludeSnapshot, Tab, acted, client_key
 from bridge.mcp.registration import text_result, tool
-from bridge.tools.action_report import ActionReport
 from bridge.tools.browsing import BrowserTools, ToolHub
 
 __all__ = ["register_record_tools", "register_vision_tools"]
@@ -32,23 +31,6 @@ Y = Annotated[
     float,
     Field(description="Y in CSS pixels of the viewport (0 = top edge), like x."),
 ]
-
-
-async def _report(
-    tools: BrowserTools, report: ActionReport, include_snapshot: bool
-) -> CallToolResult:
-    """An action's result, as the browser group gives it: what it did and what changed,
-    and with ``include_snapshot`` the page after it (a diff against the client's last)."""
-    if not include_snapshot:
-        return text_result(report.to_text(), report.to_dict())
-    data = report.to_dict()
-    if report.dialog is not None:  # a page behind a dialog cannot be read
-        note = "(no snapshot: answer the dialog first)"
-        data["snapshot"] = {"skipped": "dialog_open"}
-    else:
-        lean = await tools.lean_snapshot(report.tab_id, diff=True)
-        note, data["snapshot"] = lean.text, lean.data
-    return text_result(f"{report.to_text()}\n\n### Snapshot\n{note}", data)
 
 
 def register_vision_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> None:
@@ -76,7 +58,7 @@ def register_vision_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> 
         report = await t.mouse_click_xy(
             x, y, button=button, click_count=count, element=element, tab=tab
         )
-        return await _report(t, report, include_snapshot)
+        return await acted(t, report, include_snapshot)
 
     @tool(server)
     async def browser_mouse_move_xy(
@@ -84,7 +66,7 @@ def register_vision_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> 
     ) -> CallToolResult:
         """Move the mouse to a point of the viewport (hover effects, tooltips)."""
         t = tools(ctx)
-        return await _report(t, await t.mouse_move_xy(x, y, tab), include_snapshot)
+        return await acted(t, await t.mouse_move_xy(x, y, tab), include_snapshot)
 
     @tool(server)
     async def browser_mouse_drag_xy(
@@ -100,7 +82,7 @@ def register_vision_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> 
         canvas drawing, map panning), moving through points in between."""
         t = tools(ctx)
         report = await t.mouse_drag_xy(start_x, start_y, end_x, end_y, tab)
-        return await _report(t, report, include_snapshot)
+        return await acted(t, report, include_snapshot)
 
     @tool(server)
     async def browser_scroll(
@@ -125,7 +107,7 @@ def register_vision_tools(server: MCPServer, get_hub: Callable[[], ToolHub]) -> 
         inner list), or scroll an element into view; says the page's scroll position."""
         t = tools(ctx)
         report = await t.scroll(direction, amount, x=x, y=y, target=target, tab=tab)
-        return await _report(t, report, include_snapshot)
+        return await acted(t, report, include_snapshot)
 
     @tool(server)
     async def browser_zoom(

@@ -1,5 +1,5 @@
 """Lean snapshots over MCP (in process): browser_snapshot's target/depth/diff, browser_find,
-and include_snapshot on the acting tools (bridge/mcp/browser_tools.py ``_acted``)."""
+and include_snapshot on the acting tools (bridge/mcp/browser_tools.py ``acted``)."""
 
 from __future__ import annotations
 
