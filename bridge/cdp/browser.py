@@ -56,6 +56,7 @@ class TabInfo:
     attached_here: bool
     target_id: str = ""  # the DevTools target id (a page's main frame id)
     shared: bool = False  # the person shared it with bridge (the popup)
+    loading: bool = False  # the browser is (re)loading it, as a tab restored at start-up
 
     @classmethod
     def from_wire(cls, raw: dict[str, Any]) -> TabInfo:
@@ -67,6 +68,7 @@ class TabInfo:
             attached_here=bool(raw.get("attachedHere", False)),
             target_id=str(raw.get("targetId", "")),
             shared=bool(raw.get("shared", False)),
+            loading=raw.get("status") == "loading",
         )
 
 

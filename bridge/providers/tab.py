@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 from bridge.cdp.session import CdpSession
-from bridge.errors import BridgeError, CdpError, ProviderError
+from bridge.errors import BridgeError, BridgeTimeout, CdpError, ProviderError
 from bridge.providers.context import AskContext
 from bridge.providers.places import is_temporary_url
 from bridge.waiting import scaled
@@ -100,7 +100,7 @@ async def try_tab(ctx: AskContext, tab_id: int) -> tuple[CdpSession, str] | None
     try:
         async with asyncio.timeout(scaled(REUSE_S)):
             session = await ctx.browser.attach(tab_id)
-        url = await _href(session)  # bounded on its own: a loading tab is waited for
+        url = await _href(ctx, session, tab_id)  # bounded on its own: loading is waited for
     except (BridgeError, TimeoutError) as exc:
         log.info("tab %s not reusable: %s", tab_id, exc)
         return None
@@ -112,14 +112,22 @@ async def try_tab(ctx: AskContext, tab_id: int) -> tuple[CdpSession, str] | None
 _NAVIGATING = ("navigated or closed", "context was destroyed")
 
 
-async def _href(session: CdpSession) -> str:
-    """The tab's URL, each try bounded by the health check's 4 s (docs/sites.md#timeouts). A
-    tab that is (re)loading, as one the browser restored at its start, answers "Inspected
-    target navigated or closed": it is not unresponsive, so its load is waited for (bounded
-    as a navigation is, 30 s) and the URL asked again, instead of opening a second tab."""
+async def _href(ctx: AskContext, session: CdpSession, tab_id: int) -> str:
+    """The tab's URL, each try bounded by the health check's 4 s (docs/sites.md#timeouts).
+
+    A tab that is (re)loading, as one the browser restored at its start, is not
+    unresponsive: its page answers "Inspected target navigated or closed", or, while the
+    restore has not committed yet, nothing at all until it has (seen in CI under load:
+    the evaluate outlived 4 s, then failed as navigated). So a timeout on a tab the browser
+    reports loading, or the navigated error, waits for its load (bounded as a navigation
+    is, 30 s) and asks the URL again, instead of opening a second tab. A timeout on a
+    loaded tab is a hung page: not reusable."""
     for _ in range(3):
         try:
             return str(await session.evaluate("location.href", timeout=scaled(4.0)))
+        except BridgeTimeout:
+            if not await _loading(ctx, tab_id):
+                raise
         except CdpError as exc:
             if not any(text in str(exc) for text in _NAVIGATING):
                 raise
@@ -135,6 +143,10 @@ async def _href(session: CdpSession) -> str:
         finally:
             loaded.close()
     return str(await session.evaluate("location.href", timeout=scaled(4.0)))
+
+
+async def _loading(ctx: AskContext, tab_id: int) -> bool:
+    return any(t.tab_id == tab_id and t.loading for t in await ctx.browser.list_tabs())
 
 
 async def new_tab(ctx: AskContext, url: str) -> CdpSession:

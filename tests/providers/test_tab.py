@@ -1,17 +1,22 @@
 """Which tab an ask uses (bridge/providers/tab.py, docs/flows.md#tab-reuse), in real Chromium
 with the fake sites: an open tab of the site is taken only when no other project (session
-key) owns it, also when two projects ask at the same moment."""
+key) owns it, also when two projects ask at the same moment. The health check's handling of
+a tab still loading is tested through fakes of the session and the browser's listing."""
 
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from bridge.app.facade import Bridge
+from bridge.cdp.browser import TabInfo
+from bridge.errors import BridgeTimeout
 from bridge.fakes import Behaviour, FakeSites
-
-pytestmark = pytest.mark.e2e
+from bridge.providers import specs
+from bridge.providers.tab import try_tab
 
 
 async def _tab_of(bridge: Bridge, key: str) -> int:
@@ -20,6 +25,7 @@ async def _tab_of(bridge: Bridge, key: str) -> int:
     return entry.tab_id
 
 
+@pytest.mark.e2e
 async def test_two_projects_asking_at_once_never_share_a_tab(
     bridge: Bridge, fakes: FakeSites
 ) -> None:
@@ -40,6 +46,7 @@ async def test_two_projects_asking_at_once_never_share_a_tab(
     assert second.answer.startswith(b.answer.splitlines()[0])
 
 
+@pytest.mark.e2e
 async def test_a_tab_recorded_for_another_project_is_not_taken(
     bridge: Bridge, fakes: FakeSites
 ) -> None:
@@ -49,3 +56,65 @@ async def test_a_tab_recorded_for_another_project_is_not_taken(
     result = await other.ask("chatgpt", "Project C's question")
     assert result.used.tab == "new_tab"
     assert await _tab_of(other, "project-c") != owned
+
+
+CHAT = "https://chatgpt.com/c/restored"
+
+
+class _Restoring:
+    """A tab the browser is restoring: its page answers nothing until the restore commits,
+    then the pending evaluate fails as navigated (what CI showed under load)."""
+
+    def __init__(self, hangs: int) -> None:
+        self.hangs = hangs
+        self.loaded = asyncio.Event()
+        self.calls: list[str] = []
+
+    async def evaluate(self, expression: str, *, timeout: float) -> Any:
+        self.calls.append(expression)
+        if self.hangs:
+            self.hangs -= 1
+            raise BridgeTimeout("the extension to answer Runtime.evaluate", timeout)
+        if expression == "document.readyState":
+            return "complete" if self.loaded.is_set() else "loading"
+        return CHAT
+
+    async def send(self, method: str, params: Any = None) -> dict[str, Any]:
+        self.calls.append(method)
+        return {}
+
+    def expect_event(self, method: str) -> Any:
+        loaded = self.loaded
+
+        async def wait(timeout: float) -> dict[str, Any]:
+            await asyncio.wait_for(loaded.wait(), timeout)
+            return {}
+
+        return SimpleNamespace(wait=wait, close=lambda: None)
+
+
+def _context(session: _Restoring, *, loading: bool) -> Any:
+    async def attach(tab_id: int) -> _Restoring:
+        return session
+
+    async def list_tabs() -> list[TabInfo]:
+        return [TabInfo(7, CHAT, "ChatGPT", False, True, loading=loading)]
+
+    browser = SimpleNamespace(attach=attach, list_tabs=list_tabs)
+    return SimpleNamespace(browser=browser, spec=specs.provider_spec("chatgpt"))
+
+
+async def test_a_restored_tab_that_answers_nothing_while_loading_is_waited_for() -> None:
+    session = _Restoring(hangs=1)
+    ctx = _context(session, loading=True)
+    asyncio.get_running_loop().call_soon(session.loaded.set)  # the restore commits
+    found = await asyncio.wait_for(try_tab(ctx, 7), 30)
+    assert found is not None and found[1] == CHAT
+    assert "Page.enable" in session.calls  # it waited for the load, then asked again
+
+
+async def test_a_loaded_tab_that_answers_nothing_is_not_reused() -> None:
+    session = _Restoring(hangs=1)
+    found = await asyncio.wait_for(try_tab(_context(session, loading=False), 7), 30)
+    assert found is None  # a hung page: the ask opens a new tab
+    assert session.calls == ["location.href"]
