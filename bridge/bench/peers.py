@@ -43,9 +43,13 @@ from bridge.app.launcher import find_browser
 from bridge.bench import serve_pages
 from bridge.bench.stats import Figure, median, render_table
 
-__all__ = ["INSTALL_HINT", "PEER", "Peer", "find_peer", "main", "measure_peers"]
+__all__ = ["INSTALL_HINT", "PEER", "SETTLE_OFF", "Peer", "find_peer", "main", "measure_peers"]
 
 PEER = "playwright-mcp"
+#: The same peer with its settle wait off (by default it waits 500 ms after each action for
+#: triggered work to settle): the comparison the issue on speed sets the target on.
+SETTLE_OFF = "playwright-mcp --timeout-settle=0"
+SETTLE_OFF_ARGS = ["--timeout-settle=0"]
 PACKAGE = "@playwright/mcp"
 DEFAULT_PREFIX = Path("~/.cache/bridge-bench")
 PREFIX_ENV = "BRIDGE_BENCH_NODE_PREFIX"
@@ -93,6 +97,7 @@ def _form() -> str:
         "Add a team member</button> "
         "<button type=submit>Create account</button> <button type=reset>Clear</button>"
         "</form><p id=status role=status>No team members yet</p></main>"
+        "<script>console.log('form ready')</script>"
     )
 
 
@@ -158,15 +163,20 @@ class Task:
     tool: str
     args: dict[str, Any]
     peer_args: dict[str, Any] | None = None
+    #: playwright-mcp's name for the same tool, where it differs from bridge's.
+    peer_tool: str | None = None
 
     @property
     def is_snapshot(self) -> bool:
         return self.tool == "browser_snapshot"
 
     def args_for(self, label: str) -> dict[str, Any]:
-        if label == PEER and self.peer_args is not None:
+        if label != "bridge" and self.peer_args is not None:
             return self.peer_args
         return self.args
+
+    def tool_for(self, label: str) -> str:
+        return self.peer_tool if label != "bridge" and self.peer_tool else self.tool
 
     @property
     def size_figure(self) -> str | None:
@@ -205,6 +215,34 @@ def tasks(base: str) -> list[Task]:
             peer_args={},
         ),
         Task("find (form)", "form", "browser_find", {"text": "team member"}),
+        # The rest of the tools both have by default (the issue on speed lists them).
+        Task("screenshot (form)", "form", "browser_screenshot", {}, {}, "browser_take_screenshot"),
+        Task("hover (form)", "form", "browser_hover", {"target": "#add"}),
+        Task(
+            "select (form)",
+            "form",
+            "browser_select_option",
+            {"target": "#country", "values": ["Japan"]},
+        ),
+        Task("press key (form)", "form", "browser_press_key", {"key": "Tab"}),
+        Task("tabs list (form)", "form", "browser_tabs", {"action": "list"}),
+        Task(
+            "wait for text (form)",
+            "form",
+            "browser_wait",
+            {"text": "Create your account"},
+            None,
+            "browser_wait_for",
+        ),
+        Task(
+            "console (form)",
+            "form",
+            "browser_get_console_logs",
+            {},
+            None,
+            "browser_console_messages",
+        ),
+        Task("network (form)", "form", "browser_network_requests", {}),
         # The capability groups' tools both have (bridge's --tools and playwright-mcp's
         # --caps network,storage,vision,testing), on the same page.
         Task("route (form)", "form", "browser_route", {"pattern": "**/bench-mock", "body": "{}"}),
@@ -232,6 +270,9 @@ def tasks(base: str) -> list[Task]:
         Task("snapshot depth=3 (table)", "table", "browser_snapshot", {"depth": 3}),
         Task("snapshot target=thead (table)", "table", "browser_snapshot", {"target": "thead"}),
         Task("find (table)", "table", "browser_find", {"text": "user12@"}),
+        Task(
+            "screenshot (table)", "table", "browser_screenshot", {}, {}, "browser_take_screenshot"
+        ),
     ]
 
 
@@ -303,7 +344,7 @@ async def _call(server: _Server, task: Task) -> tuple[float, str, bool]:
     """(milliseconds, the text returned, whether it was an error) for one tool call."""
     assert server.client is not None
     t0 = time.perf_counter()
-    result = await server.client.call_tool(task.tool, task.args_for(server.label))
+    result = await server.client.call_tool(task.tool_for(server.label), task.args_for(server.label))
     ms = (time.perf_counter() - t0) * 1000
     return ms, _text_of(result), bool(result.is_error)
 
@@ -391,9 +432,15 @@ async def _reap(root: str) -> list[int]:
 
 
 def _servers(
-    peer: Peer, tmp: str, browser: str, chromium_args: list[str], peer_args: list[str]
-) -> tuple[Path, _Server, _Server]:
-    """The run's directory (as /proc/<pid>/cwd shows it) and both servers, to run in it."""
+    peer: Peer,
+    tmp: str,
+    browser: str,
+    chromium_args: list[str],
+    peer_args: list[str],
+    settle_off: bool,
+) -> tuple[Path, _Server, list[_Server]]:
+    """The run's directory (as /proc/<pid>/cwd shows it), bridge's server and the peer's
+    (with its defaults, then with its settle wait off when ``settle_off``), to run in it."""
     root = Path(tmp).resolve()
     env = {**os.environ, "TMPDIR": str(root), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
     bridge_args = ["-m", "bridge.mcp", "--launch", "--headless", "--isolated"]
@@ -422,11 +469,18 @@ def _servers(
     config_path.write_text(json.dumps(config, indent=2))
     base_args = [str(peer.cli), "--config", str(config_path), "--isolated", "--headless"]
     base_args += ["--caps", CAPS]
-    peer_args = [*base_args, "--output-dir", str(root / "playwright-mcp-output"), *peer_args]
-    playwright = _Server(
-        PEER, StdioServerParameters(command=peer.node, args=peer_args, env=env, cwd=str(root))
-    )
-    return root, bridge, playwright
+    peers = []
+    for n, (label, extra) in enumerate(
+        [(PEER, []), *([(SETTLE_OFF, SETTLE_OFF_ARGS)] if settle_off else [])]
+    ):
+        args = [*base_args, "--output-dir", str(root / f"playwright-mcp-output-{n}")]
+        args += [*peer_args, *extra]
+        peers.append(
+            _Server(
+                label, StdioServerParameters(command=peer.node, args=args, env=env, cwd=str(root))
+            )
+        )
+    return root, bridge, peers
 
 
 async def _start(server: _Server, stack: AsyncExitStack, errlog: Any, first: Task) -> float:
@@ -457,6 +511,7 @@ async def measure_peers(
     node: str = "node",
     prefix: Path | None = None,
     peer_args: list[str] | None = None,
+    settle_off: bool = True,
 ) -> tuple[list[Figure], dict[str, Any]]:
     """The same task list through bridge's MCP server and playwright-mcp, interleaved.
 
@@ -466,7 +521,9 @@ async def measure_peers(
     ``{"skipped": why}`` when Node.js or the package is missing or the peer cannot start.
     ``chromium_args`` go to both browsers; ``peer_args`` to playwright-mcp only (e.g.
     ``--timeout-settle=0``: by default it waits 500 ms for the page to settle after an
-    action, which dominates its click and evaluate times).
+    action, which dominates its click and evaluate times). With ``settle_off`` a third
+    server, playwright-mcp with ``--timeout-settle=0``, runs the same calls, and each tool
+    call gets a second figure against it (target 1.0: bridge at most as slow).
     """
     found = find_peer(node=node, prefix=prefix)
     if isinstance(found, str):
@@ -475,7 +532,8 @@ async def measure_peers(
     browser = str(find_browser(browser_path))
     extra = list(chromium_args or [])
     with tempfile.TemporaryDirectory(prefix="bridge-peers-") as tmp, serve_pages(_page) as base:
-        root, bridge, playwright = _servers(peer, tmp, browser, extra, list(peer_args or []))
+        root, bridge, peers = _servers(peer, tmp, browser, extra, list(peer_args or []), settle_off)
+        labels = [bridge.label, *(p.label for p in peers)]
         task_list = tasks(base)
         raw: dict[str, Any] = {
             "rounds": rounds,
@@ -489,25 +547,25 @@ async def measure_peers(
                     "tool": t.tool,
                     "args": {k: v for k, v in t.args.items() if k != "url"},
                     **({f"{PEER}_args": t.peer_args} if t.peer_args is not None else {}),
-                    "bridge_ms": [],
-                    f"{PEER}_ms": [],
-                    "bridge_chars": [],
-                    f"{PEER}_chars": [],
+                    **({f"{PEER}_tool": t.peer_tool} if t.peer_tool is not None else {}),
+                    **{f"{label}_ms": [] for label in labels},
+                    **{f"{label}_chars": [] for label in labels},
                     "errors": [],
                 }
                 for t in task_list
             },
         }
         try:
-            await _run(bridge, playwright, task_list, raw, root, rounds=rounds, quick=quick)
+            await _run(bridge, peers, task_list, raw, root, rounds=rounds, quick=quick)
         except _PeerFailed as exc:
-            return [], {"skipped": f"{PEER} could not run: {exc}", **_describe(bridge, playwright)}
+            return [], {"skipped": f"{PEER} could not run: {exc}", **_describe(bridge, peers)}
         finally:
             raw["killed_leftovers"] = await _reap(str(root))
             raw["tmp_root"] = str(root)
-        raw.update(_describe(bridge, playwright))
+        raw.update(_describe(bridge, peers))
         raw["servers"]["bridge"]["version"] = __version__
-        raw["servers"][PEER]["version"] = peer.version
+        for server in peers:
+            raw["servers"][server.label]["version"] = peer.version
     return _figures(task_list, raw), raw
 
 
@@ -515,18 +573,17 @@ class _PeerFailed(Exception):
     pass
 
 
-def _describe(bridge: _Server, playwright: _Server) -> dict[str, Any]:
+def _describe(bridge: _Server, peers: list[_Server]) -> dict[str, Any]:
     return {
         "servers": {
-            s.label: {"server_info": s.info, "command": s.command_line}
-            for s in (bridge, playwright)
+            s.label: {"server_info": s.info, "command": s.command_line} for s in (bridge, *peers)
         }
     }
 
 
 async def _run(
     bridge: _Server,
-    playwright: _Server,
+    peers: list[_Server],
     task_list: list[Task],
     raw: dict[str, Any],
     root: Path,
@@ -536,8 +593,8 @@ async def _run(
 ) -> None:
     async with AsyncExitStack() as stack:
         logs = {}
-        for server in (bridge, playwright):
-            logs[server.label] = root / f"{server.label}.stderr.log"
+        for n, server in enumerate((bridge, *peers)):
+            logs[server.label] = root / f"server-{n}.stderr.log"
             errlog = stack.enter_context(logs[server.label].open("w"))
             try:
                 async with asyncio.timeout(START_TIMEOUT):
@@ -547,7 +604,7 @@ async def _run(
             except Exception as exc:
                 errlog.flush()
                 why = f"{type(exc).__name__}: {exc} {_stderr_tail(logs[server.label])}".strip()
-                if server is playwright:
+                if server is not bridge:
                     raise _PeerFailed(why) from exc
                 raise RuntimeError(f"bridge's MCP server did not start: {why}") from exc
         # Sizes of the pages as the browser sees them (the same DOM for both).
@@ -560,16 +617,16 @@ async def _run(
                 raw["pages"][page] = json.loads(text)
         warm_up = task_list[:1] if quick else task_list
         for task in warm_up:
-            for server in (bridge, playwright):
+            for server in (bridge, *peers):
                 await _call(server, task)
         for n in range(rounds):
-            order = (bridge, playwright) if n % 2 == 0 else (playwright, bridge)
+            order = [bridge, *peers] if n % 2 == 0 else [*reversed(peers), bridge]
             for task in task_list:
                 for server in order:
                     try:
                         ms, text, error = await _call(server, task)
                     except Exception as exc:  # a peer that crashes or hangs ends the run
-                        if server is playwright:
+                        if server is not bridge:
                             raise _PeerFailed(f"{task.name}: {type(exc).__name__}: {exc}") from exc
                         raise
                     record = raw["tasks"][task.name]
@@ -610,6 +667,14 @@ def _figures(task_list: list[Task], raw: dict[str, Any]) -> list[Figure]:
         if record["errors"]:
             note += f"; {len(record['errors'])} failed calls"
         figures.append(Figure(f"tool call: {task.name}", "ms", b, p, PEER, None, note=note))
+    for task in task_list if f"{SETTLE_OFF}_ms" in raw["tasks"][task_list[0].name] else []:
+        record = raw["tasks"][task.name]
+        b, s = median(record["bridge_ms"]), median(record[f"{SETTLE_OFF}_ms"])
+        record[f"{SETTLE_OFF}_median_ms"] = round(s, 2)
+        note = f"{task.tool}; median of {len(record['bridge_ms'])}"
+        figures.append(
+            Figure(f"tool call (settle off): {task.name}", "ms", b, s, SETTLE_OFF, 1.0, note=note)
+        )
     for task in task_list:
         label = task.size_figure
         if label is None:

@@ -15,6 +15,7 @@ import pytest
 from bridge.bench.peers import (
     INSTALL_HINT,
     PEER,
+    SETTLE_OFF,
     _figures,
     find_peer,
     main,
@@ -73,11 +74,16 @@ async def test_one_round_through_both_servers() -> None:
     figures, raw = await asyncio.wait_for(measure_peers(rounds=1, quick=True), 300)
     assert "skipped" not in raw, raw.get("skipped")
     names = {f.name for f in figures}
+    by_name = {f.name: f for f in figures}
     for task in tasks("http://x"):
         assert f"tool call: {task.name}" in names
+        # The same call against playwright-mcp with its settle wait off: the target's row.
+        settle_off = by_name[f"tool call (settle off): {task.name}"]
+        assert settle_off.reference_name == SETTLE_OFF and settle_off.target == 1.0
         record = raw["tasks"][task.name]
         assert record["errors"] == []
         assert len(record["bridge_ms"]) == len(record[f"{PEER}_ms"]) == 1
+        assert len(record[f"{SETTLE_OFF}_ms"]) == 1
     for page in ("form", "article", "table"):
         assert f"snapshot size: {page} page" in names
     assert raw["pages"]["table"]["elements"] > 2000
@@ -89,6 +95,8 @@ async def test_one_round_through_both_servers() -> None:
     versions = raw["servers"]
     assert versions["bridge"]["version"] and versions[PEER]["version"]
     assert versions[PEER]["command"][0].endswith("node")
+    assert "--timeout-settle=0" in versions[SETTLE_OFF]["command"]
+    assert "--timeout-settle=0" not in versions[PEER]["command"]
     # Both servers and both browsers are gone: their working directory or profile was in
     # the run's directory, and no process refers to it any more.
     assert raw["killed_leftovers"] == []
