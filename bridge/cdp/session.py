@@ -13,8 +13,9 @@ This module imports nothing of ``bridge.cdp.browser``: the host is a protocol.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from bridge.errors import BridgeError, CdpError, TabCrashed
@@ -153,6 +154,20 @@ class CdpSession:
             else:
                 self.enabled.pop(domain, None)
         return result
+
+    async def send_all(self, commands: Sequence[tuple[str, Params]]) -> list[Params]:
+        """Several commands in one go, in order, without waiting for each answer before
+        sending the next: the link writes them in this order (sharing a frame while others
+        are in flight), the extension hands them to ``chrome.debugger`` in that order and the
+        browser runs one session's commands in order. For input that belongs together (a
+        click's move, press and release): one round trip instead of one each. All are sent
+        even when an earlier one fails; the first failure is raised."""
+        sent = [asyncio.ensure_future(self.send(method, params)) for method, params in commands]
+        results = await asyncio.gather(*sent, return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+        return [r for r in results if not isinstance(r, BaseException)]
 
     async def evaluate(
         self,

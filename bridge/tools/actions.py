@@ -100,7 +100,11 @@ async def _frame_offset(state: TabState, session_id: str) -> tuple[float, float]
 
 
 async def _mouse(state: TabState, kind: str, x: float, y: float, **extra: Any) -> None:
-    await state.tab.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **extra})
+    await state.tab.send(*_mouse_event(kind, x, y, **extra))
+
+
+def _mouse_event(kind: str, x: float, y: float, **extra: Any) -> tuple[str, dict[str, Any]]:
+    return "Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **extra}
 
 
 async def click(
@@ -115,12 +119,14 @@ async def click(
     """Move, press and release at the element's centre (twice for a double click)."""
     x, y = await actionable_point(state, element, "click", timeout)
     mods = chord_modifiers(modifiers or [])
-    await _mouse(state, "mouseMoved", x, y, modifiers=mods)
-    state.clicked(x, y)  # before the press: a frame the click brings shows its marker
+    events: list[tuple[str, dict[str, Any]]] = [_mouse_event("mouseMoved", x, y, modifiers=mods)]
     for count in (1, 2) if double else (1,):
         common = {"button": button, "clickCount": count, "modifiers": mods}
-        await _mouse(state, "mousePressed", x, y, **common)
-        await _mouse(state, "mouseReleased", x, y, **common)
+        events.append(_mouse_event("mousePressed", x, y, **common))
+        events.append(_mouse_event("mouseReleased", x, y, **common))
+    state.clicked(x, y)  # before the press: a frame the click brings shows its marker
+    # One round trip: the browser runs them in order, as it would a person's.
+    await state.tab.send_all(events)
 
 
 async def hover(state: TabState, element: Element, timeout: float) -> None:
@@ -141,28 +147,29 @@ async def type_text(
     would), or key by key when ``slowly`` (for pages that react to each key)."""
     await actionable_point(state, element, "type into", timeout, editable=True, hit=False)
     await element.run(ACTIONS_SCRIPT, "selectAll")
-    await state.tab.send(
-        "Input.dispatchKeyEvent",
-        {"type": "rawKeyDown", "key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46},
-    )
-    await state.tab.send(
-        "Input.dispatchKeyEvent",
-        {"type": "keyUp", "key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46},
-    )
-    if slowly:
+    delete = {"key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46}
+    # Delete, then the text (and Enter): one round trip, run in order by the browser.
+    commands: list[tuple[str, dict[str, Any]]] = [
+        ("Input.dispatchKeyEvent", {"type": "rawKeyDown", **delete}),
+        ("Input.dispatchKeyEvent", {"type": "keyUp", **delete}),
+    ]
+    if slowly:  # key by key, each answered before the next: the page reacts to each
+        await state.tab.send_all(commands)
+        commands = []
         for ch in text:
             for event in key_events("Enter" if ch == "\n" else ch):
                 await state.tab.send("Input.dispatchKeyEvent", event)
     elif text:
-        await state.tab.send("Input.insertText", {"text": text})
+        commands.append(("Input.insertText", {"text": text}))
     if submit:
-        await press_key(state, "Enter")
+        commands += [("Input.dispatchKeyEvent", event) for event in key_events("Enter")]
+    if commands:
+        await state.tab.send_all(commands)
 
 
 async def press_key(state: TabState, key: str) -> None:
     """A key or chord (``Enter``, ``Control+A``, ``Shift+Tab``) to the focused element."""
-    for event in key_events(key):
-        await state.tab.send("Input.dispatchKeyEvent", event)
+    await state.tab.send_all([("Input.dispatchKeyEvent", event) for event in key_events(key)])
 
 
 async def select_option(

@@ -11,6 +11,7 @@ long as the frame lives.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -114,11 +115,13 @@ async def _frame_tree(
 ) -> FrameTree:
     tab = walk.tab
     params: dict[str, Any] = {"frameId": frame_id} if frame_id else {}
-    nodes = (await tab.send("Accessibility.getFullAXTree", params, session_id=session_id))["nodes"]
-    tree = FrameTree(nodes, prefix)
+    ax_tree = tab.send("Accessibility.getFullAXTree", params, session_id=session_id)
     if depth >= MAX_FRAME_DEPTH:
-        return tree
-    for child_id in await _child_frames(walk, session_id, frame_id):
+        return FrameTree((await ax_tree)["nodes"], prefix)
+    # The tree and the frame's child frames asked at once: one round trip, not two.
+    found, child_ids = await asyncio.gather(ax_tree, _child_frames(walk, session_id, frame_id))
+    tree = FrameTree(found["nodes"], prefix)
+    for child_id in child_ids:
         try:
             owner = await tab.send(
                 "DOM.getFrameOwner", {"frameId": child_id}, session_id=session_id

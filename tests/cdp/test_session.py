@@ -32,6 +32,22 @@ async def test_cdp_error_carries_the_method(tab: CdpSession) -> None:
         await tab.send("Nope.nothing")
 
 
+async def test_commands_sent_together_run_in_order_and_the_first_failure_is_raised(
+    tab: CdpSession,
+) -> None:
+    def append(letter: str) -> tuple[str, dict[str, str]]:
+        return "Runtime.evaluate", {"expression": f"window.seq = (window.seq || '') + '{letter}'"}
+
+    await tab.evaluate("window.seq = ''")
+    results = await tab.send_all([append(c) for c in "abcdefghij"])
+    assert [r["result"]["value"] for r in results][-1] == "abcdefghij"
+    assert await tab.evaluate("window.seq") == "abcdefghij"
+    # A failing command in the middle: the ones after it were sent and ran all the same.
+    with pytest.raises(CdpError, match=r"Nope\.nothing"):
+        await tab.send_all([append("x"), ("Nope.nothing", {}), append("y")])
+    assert await tab.evaluate("window.seq") == "abcdefghijxy"
+
+
 async def test_console_events_arrive(tab: CdpSession, pages: str) -> None:
     await tab.navigate(f"{pages}/console")
     await tab.send("Runtime.enable")

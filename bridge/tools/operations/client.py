@@ -146,11 +146,19 @@ class ToolClient:
         return state
 
     async def _observe(self, state: TabState, *, dialog_open: bool = False) -> PageState:
-        if dialog_open or state.recorder.dialog is not None:
-            url, title = state.tab.url, state.tab.title  # a page behind a dialog cannot answer
-        else:
-            url, title = await _evaluate_across_navigation(state, "[location.href, document.title]")
-        tabs = frozenset(t.tab_id for t in await self.hub.browser.list_tabs())
+        """The page's URL and title, and the browser's tabs: asked at once (the page and the
+        extension answer each on their own), one round trip instead of two."""
+        listing = asyncio.ensure_future(self.hub.browser.list_tabs())
+        try:
+            if dialog_open or state.recorder.dialog is not None:
+                url, title = state.tab.url, state.tab.title  # behind a dialog: no answer
+            else:
+                url, title = await _evaluate_across_navigation(
+                    state, "[location.href, document.title]"
+                )
+            tabs = frozenset(t.tab_id for t in await listing)
+        finally:
+            listing.cancel()  # when the page's answer failed; a no-op once it is done
         rec = state.recorder
         return PageState(url, title, tabs, rec.console_seen, len(rec.downloads), len(rec.opened))
 
@@ -196,6 +204,7 @@ class ToolClient:
         )
         downloading = state.tab.expect_event("Page.downloadWillBegin")
         still_loading = False
+        after: PageState | None = None
         task = asyncio.ensure_future(action())
         try:
             either: set[asyncio.Future[Any]] = {task, opening.future}
@@ -204,7 +213,19 @@ class ToolClient:
                 task.result()  # raises what the action raised
                 if navigation and state.recorder.dialog is None:
                     # One round trip: a navigation the action caused has announced itself.
-                    await state.tab.send("Runtime.evaluate", {"expression": "0"})
+                    # It is also the page's state after the action, unless one did.
+                    after = await self._observe(state)
+                    rec = state.recorder
+                    if (
+                        started.done
+                        or opening.done
+                        or rec.dialog is not None
+                        or expect_download
+                        or len(rec.opened) != before.opened
+                    ):
+                        # The page moved on, is behind a dialog, or opened a tab or a
+                        # download still on its way: its state is asked again at the end.
+                        after = None
                     if started.done and not opening.done:
                         still_loading = not await _within(
                             self.timeout, loaded, restored, stopped, downloading
@@ -221,7 +242,8 @@ class ToolClient:
             restored.close()
             stopped.close()
             downloading.close()
-        after = await self._observe(state)
+        if after is None:
+            after = await self._observe(state)
         report = self._report(state, did, before, after)
         report.still_loading = still_loading
         for opened in report.new_tabs:  # tabs this client's action opened join its group

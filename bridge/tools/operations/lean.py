@@ -8,6 +8,7 @@ clients on one tab each see what changed since they last looked. Refs are the ta
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,11 +73,14 @@ class LeanSnapshots(ToolClient):
             limit_depth([], depth, root_printed=bool(target))  # a bad depth fails before work
         state = await self._state(tab)
         root = await self._root(state, target) if target else None
+        tree = (
+            take_snapshot(state, max_chars=max_chars)
+            if root is None
+            else take_subtree(state, root, max_chars=max_chars)
+        )
         try:
-            if root is None:
-                body = await take_snapshot(state, max_chars=max_chars)
-            else:
-                body = await take_subtree(state, root, max_chars=max_chars)
+            # The URL asked along with the tree: one round trip less.
+            body, address = await asyncio.gather(tree, current_url(state))
         except NodeNotInTree:
             raise TargetNotFound(
                 f"{target} is not in the page's accessibility tree (removed, or hidden from "
@@ -85,7 +89,7 @@ class LeanSnapshots(ToolClient):
         lines = body.split("\n") if body else []
         if depth is not None:
             lines = limit_depth(lines, depth, root_printed=bool(target))
-        header = f"tab {state.tab_id}: {await current_url(state)}"
+        header = f"tab {state.tab_id}: {address}"
         data: dict[str, Any] = {"tab": state.tab_id, "lines": len(lines)}
         if target:
             data["target"] = target
@@ -117,9 +121,9 @@ class LeanSnapshots(ToolClient):
         if max_results < 1:
             raise ValueError(f"max_results must be 1 or more, got {max_results}")
         state = await self._state(tab)
-        body = await take_snapshot(state, max_chars=None)
+        body, url = await asyncio.gather(take_snapshot(state, max_chars=None), current_url(state))
         found = find_lines(body.split("\n") if body else [], matches, limit=max_results)
-        header = f"tab {state.tab_id}: {await current_url(state)}"
+        header = f"tab {state.tab_id}: {url}"
         data: dict[str, Any] = {"tab": state.tab_id, "total": found.total, "shown": found.shown}
         return LeanSnapshot("\n".join([header, *find_report(query, found)]), data)
 
