@@ -22,6 +22,7 @@ from bridge.cdp.direct import DirectCdp
 from bridge.errors import BridgeError
 from bridge.link.registry import ENV_RUNTIME_DIR
 from bridge.link.trust_root import ENV_TRUST_DIR
+from bridge.providers.dumps import ENV_SCREENSHOT_S
 from bridge.tools.browsing import BrowserTools, ToolHub
 from tests.idle import IDLE_TEST, IdleBrowsers
 from tests.local_http import serve_http
@@ -113,6 +114,22 @@ def private_state_dir() -> Iterator[None]:
     finally:
         os.environ.pop("BRIDGE_STATE_DIR", None)
         shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def short_dump_screenshots() -> Iterator[None]:
+    """A debug dump waits 2 s, not 10 s, for its screenshot in this run (and in the commands
+    and servers it starts): the ask tabs sit in the background of the shared browser, which
+    paints them no frame, so each failure a test provokes on purpose waited out the whole
+    deadline for a screenshot that never came. The dump is still written, as before."""
+    if os.environ.get(ENV_SCREENSHOT_S):
+        yield
+        return
+    os.environ[ENV_SCREENSHOT_S] = "2"
+    try:
+        yield
+    finally:
+        os.environ.pop(ENV_SCREENSHOT_S, None)
 
 
 @pytest_asyncio.fixture(loop_scope="session")

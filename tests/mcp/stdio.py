@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
@@ -15,6 +16,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
 
 from bridge.fakes import FakeSites
+from bridge.providers.dumps import ENV_SCREENSHOT_S
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,8 +45,14 @@ async def stdio_server(
         args=server_args(fake_sites, state, *extra),
         cwd=str(cwd),
         # What the client passes by default, plus the checkout (the working directory may
-        # be elsewhere) and the changes asked for.
-        env={**get_default_environment(), "PYTHONPATH": str(ROOT), **(env or {})},
+        # be elsewhere), the suite's short dump screenshot wait (tests/conftest.py: its
+        # background tabs paint no frame) and the changes asked for.
+        env={
+            **get_default_environment(),
+            "PYTHONPATH": str(ROOT),
+            **{k: os.environ[k] for k in (ENV_SCREENSHOT_S,) if k in os.environ},
+            **(env or {}),
+        },
     )
     with open(state / "stderr.log", "a") as errlog:
         client = Client(stdio_client(params, errlog=errlog))

@@ -18,6 +18,7 @@ from bridge.app.facade import Bridge
 from bridge.mcp.server import build_server
 from bridge.policy.files import FilePolicy
 from bridge.tools.browsing import ToolHub, ToolSettings
+from bridge.waiting import scaled
 from tests.local_http import HTML, serve_files
 
 pytestmark = pytest.mark.e2e
@@ -114,11 +115,21 @@ async def test_a_generated_test_passes_then_fails_when_the_page_changes(
 
     (await asyncio.to_thread(run)).assert_outcomes(passed=1)
     LABEL["now"] = "Store"  # the button the session clicked is now named differently
+    # The changed page is expected to fail at a locator that never appears, which waits out
+    # Playwright's action timeout (30 s by default): shortened for this run only, in the test
+    # project's conftest (the generated test itself is unchanged; page loads keep theirs).
+    pytester.makeconftest(
+        "import pytest\n\n"
+        "@pytest.fixture(autouse=True)\n"
+        "def _missing_fails_fast(page):\n"
+        f"    page.set_default_timeout({scaled(3.0) * 1000:.0f})\n"
+        f"    page.set_default_navigation_timeout({scaled(30.0) * 1000:.0f})\n"
+    )
     try:
         changed = await asyncio.to_thread(run)
         changed.assert_outcomes(failed=1)
-        # It failed looking for the button the session clicked, not for anything else.
-        assert 'get_by_role("button", name="Save", exact=True)' in changed.stdout.str()
+        # It failed waiting for the button the session clicked, not for anything else.
+        assert 'waiting for get_by_role("button", name="Save", exact=True)' in changed.stdout.str()
     finally:
         LABEL["now"] = "Save"
 

@@ -16,6 +16,7 @@ from bridge.app.facade import Bridge
 from bridge.cli.commands import check_effort_args
 from bridge.errors import EffortUnavailable, EffortUnconfirmed
 from bridge.fakes import Behaviour, FakeSites
+from bridge.providers import effort
 from bridge.providers.effort import EffortRow, match_effort, pill_names, tier_of
 from bridge.providers.results import Provider
 
@@ -265,9 +266,12 @@ async def test_deep_think_not_offered_ends_the_ask_before_typing(
 
 @pytest.mark.e2e
 async def test_deep_think_the_page_does_not_take_fails_closed(
-    bridge: Bridge, fakes: FakeSites
+    bridge: Bridge, fakes: FakeSites, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fakes.gemini.set_behaviour(Behaviour(mode_sticks=False))
+    # The chip never shows, so the product waits out its deadline for it (8 s): 2 s shows the
+    # same absence here (the menu before it keeps its own deadline).
+    monkeypatch.setattr(effort, "DEEP_THINK_CHIP_S", 2.0)
     with pytest.raises(EffortUnconfirmed) as caught:
         await bridge.ask("gemini", "Think deeply.", new_chat=True, deep_think=True)
     assert "Deselect Deep Think" in str(caught.value)

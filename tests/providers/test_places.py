@@ -16,6 +16,7 @@ import pytest
 from bridge.app.facade import Bridge
 from bridge.errors import PlaceNotFound, TemporaryChatUnavailable
 from bridge.fakes import Behaviour, FakeSites
+from bridge.providers import places
 from bridge.providers.places import resolve_place
 from bridge.providers.specs import AskOptions, provider_spec
 from bridge.testing.scenarios.model import AskSettings
@@ -144,7 +145,7 @@ async def test_a_place_the_site_does_not_have_ends_the_ask_unsent(
 
 @pytest.mark.e2e
 async def test_a_conversation_is_continued_by_its_url_or_id(
-    bridge: Bridge, fakes: FakeSites
+    bridge: Bridge, fakes: FakeSites, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sent = fakes.chatgpt
     old = sent.create_conversation([("An earlier question?", "An earlier answer.")])
@@ -156,7 +157,9 @@ async def test_a_conversation_is_continued_by_its_url_or_id(
     # The session now continues it.
     await bridge.ask("chatgpt", "And on?")
     assert sent.records[-1].conversation_id == old != elsewhere
-    # One that is not there: nothing is sent.
+    # One that is not there: nothing is sent. Its page never shows a turn, so the product
+    # waits out its deadline for turns (15 s): 3 s shows the same absence here.
+    monkeypatch.setattr(places, "TURNS_S", 3.0)
     before = len(sent.records)
     with pytest.raises(PlaceNotFound):
         await bridge.ask("chatgpt", "Hello?", conversation="00000000-0000-4000-8000-000000000000")
@@ -240,9 +243,12 @@ async def test_a_gemini_temporary_chat_is_turned_on_and_recorded_nowhere(
 
 @pytest.mark.e2e
 async def test_no_gemini_temporary_chat_button_fails_closed(
-    bridge: Bridge, fakes: FakeSites
+    bridge: Bridge, fakes: FakeSites, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fakes.gemini.set_behaviour(Behaviour(temporary_chat=False))
+    # The button never shows, so the product waits out its deadline for it (8 s): 2 s shows
+    # the same absence here.
+    monkeypatch.setattr(places, "TEMP_S", 2.0)
     with pytest.raises(TemporaryChatUnavailable) as caught:
         await bridge.ask("gemini", "Is this temporary?", temporary=True)
     assert "no temporary-chat button" in str(caught.value)

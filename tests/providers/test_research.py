@@ -15,6 +15,7 @@ from bridge.app.jobs import Job
 from bridge.errors import ResearchUnavailable
 from bridge.fakes import Behaviour, FakeSites
 from bridge.fakes.research import CLARIFY_TEXT, plain_report, report_of
+from bridge.providers import research
 
 pytestmark = pytest.mark.e2e
 
@@ -99,11 +100,20 @@ async def test_the_persons_answers_are_sent_and_the_research_goes_on(
     assert "## Sources" in result.answer
 
 
+def _short_wait_for_an_absent_item(monkeypatch: pytest.MonkeyPatch, offer: str) -> None:
+    """With no Deep Research item the product waits out its menu deadline (8 s) for one that
+    never shows; 2 s shows the same absence here. A disabled item shows at once: that case
+    keeps the product's deadline."""
+    if offer == "absent":
+        monkeypatch.setattr(research, "MENU_S", 2.0)
+
+
 @pytest.mark.parametrize("offer", ["absent", "disabled"])
 async def test_no_deep_research_offered_ends_the_ask_with_nothing_sent(
-    bridge: Bridge, fakes: FakeSites, offer: str
+    bridge: Bridge, fakes: FakeSites, offer: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fakes.chatgpt.set_behaviour(Behaviour(research=offer))  # type: ignore[arg-type]
+    _short_wait_for_an_absent_item(monkeypatch, offer)
     with pytest.raises(ResearchUnavailable) as caught:
         await bridge.ask("chatgpt", QUESTION, new_chat=True, research=True, timeout=60)
     assert caught.value.code == "research_unavailable"
@@ -171,9 +181,10 @@ async def test_gemini_research_is_confirmed_started_and_read_from_its_panel(
 
 @pytest.mark.parametrize("offer", ["absent", "disabled"])
 async def test_gemini_without_deep_research_sends_nothing(
-    bridge: Bridge, fakes: FakeSites, offer: str
+    bridge: Bridge, fakes: FakeSites, offer: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fakes.gemini.set_behaviour(Behaviour(research=offer))  # type: ignore[arg-type]
+    _short_wait_for_an_absent_item(monkeypatch, offer)
     with pytest.raises(ResearchUnavailable):
         await bridge.ask("gemini", QUESTION, new_chat=True, research=True, timeout=60)
     assert fakes.gemini.records == []

@@ -34,6 +34,10 @@ __all__ = ["Reading"]
 
 MAX_WAIT_S = 30.0
 SCREENSHOT_WAIT_S = 5.0
+#: How long a plain capture may wait for its frame before the screencast fallback takes over
+#: (a background tab may never paint one). Its own name so that a test of the fallback can
+#: shorten this wait alone; the fallback's frame keeps SCREENSHOT_WAIT_S.
+CAPTURE_WAIT_S = SCREENSHOT_WAIT_S
 MAX_SCREENSHOT_SIDE = 8000  # pixels; larger pages are scaled down, never refused
 BODY_LIMIT = 10_000
 
@@ -132,7 +136,7 @@ class Reading(ToolClient):
             # A tab in the background of its window may never produce the frame this waits
             # for (seen in Chromium 156, through chrome.debugger and direct CDP alike).
             shot = await state.tab.send(
-                "Page.captureScreenshot", params, timeout=scaled(SCREENSHOT_WAIT_S)
+                "Page.captureScreenshot", params, timeout=scaled(CAPTURE_WAIT_S)
             )
             data, kind = base64.b64decode(shot["data"]), str(params["format"])
         except BridgeTimeout:
