@@ -1,0 +1,87 @@
+"""bridge.bench.memory_bench: the slope arithmetic (pure) and one tiny real measurement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bridge.bench.memory_bench import (
+    GROWTH_BOUND_MB_PER_ASK,
+    growth_per_ask,
+    measure_memory,
+    scatter,
+    slope,
+)
+from bridge.fakes import FakeSites
+
+
+def test_slope_of_a_straight_line_is_its_gradient() -> None:
+    assert slope([(0, 1.0), (10, 2.0), (20, 3.0)]) == pytest.approx(0.1)
+
+
+def test_slope_of_scatter_around_a_flat_line_is_near_zero() -> None:
+    # RSS jumping up and down by a MB between samples (the allocator), no trend.
+    points = [(10 * i, 80.0 + (1.0 if i % 2 else -1.0)) for i in range(10)]
+    assert abs(slope(points)) < GROWTH_BOUND_MB_PER_ASK
+
+
+def test_slope_needs_two_distinct_x() -> None:
+    with pytest.raises(ValueError, match="two or more"):
+        slope([(10, 1.0), (10, 2.0)])
+    with pytest.raises(ValueError):
+        slope([])
+
+
+def test_scatter_is_zero_on_a_line_and_the_noise_around_one() -> None:
+    assert scatter([(0, 1.0), (10, 2.0), (20, 3.0)]) == pytest.approx(0.0)
+    points = [(10 * i, 80.0 + 0.1 * i + (1.0 if i % 2 else -1.0)) for i in range(10)]
+    assert scatter(points) == pytest.approx(1.0, rel=0.05)
+
+
+def test_growth_ignores_the_warm_up() -> None:
+    # The first 20 asks grow caches by 10 MB; after that the RSS is flat.
+    samples = [(10, 80.0), (20, 90.0), (30, 90.0), (40, 90.1), (50, 90.0)]
+    assert abs(growth_per_ask(samples, warmup=20)) < 0.01
+    assert growth_per_ask(samples, warmup=0) > GROWTH_BOUND_MB_PER_ASK
+
+
+def test_a_leak_reads_above_the_bound() -> None:
+    samples = [(i, 90.0 + 0.1 * i) for i in range(20, 110, 10)]  # 100 KB per ask
+    assert growth_per_ask(samples, warmup=20) == pytest.approx(0.1)
+    assert growth_per_ask(samples, warmup=20) > GROWTH_BOUND_MB_PER_ASK
+
+
+def test_too_few_samples_after_warm_up_uses_the_last_two() -> None:
+    assert growth_per_ask([(1, 80.0), (2, 80.5), (3, 81.0)], warmup=10) == pytest.approx(0.5)
+
+
+@pytest.mark.e2e
+async def test_tiny_measurement_reports_plausible_memory(tmp_path: Path) -> None:
+    with FakeSites() as fakes:
+        figures, raw = await measure_memory(
+            fakes.chromium_args(), tmp_path / "mem", tabs=(1, 3), asks=3, sample_every=1, warmup=1
+        )
+    assert [row["tabs"] for row in raw["tabs"]] == [1, 3]
+    assert [row["asks"] for row in raw["asks"]] == [1, 2, 3]
+    for row in [*raw["tabs"], *raw["asks"]]:
+        # A Python MCP server: tens of MB, not KB nor GB; a worker heap under a few MB.
+        assert 20 < row["rss_mb"] < 2000
+        assert 0 < row["sw_heap"]["used_mb"] <= row["sw_heap"]["total_mb"] < 200
+    assert 20 < raw["idle_rss_mb"] < 2000
+    names = {f.name: f for f in figures}
+    for name in (
+        "MCP server RSS, 1 attached tab",
+        "MCP server RSS, 3 attached tabs",
+        "extension SW heap, 1 attached tab",
+        "extension SW heap, 3 attached tabs",
+        "MCP server RSS after 3 asks",
+        "MCP server RSS growth per ask",
+        "extension SW heap after 3 asks",
+        "extension SW heap growth per ask",
+    ):
+        assert name in names, name
+    growth = names["MCP server RSS growth per ask"]
+    assert growth.target == GROWTH_BOUND_MB_PER_ASK and growth.met is not None
+    assert growth.bridge == raw["rss_growth_mb_per_ask"]
+    assert names["MCP server RSS, 3 attached tabs"].reference == raw["idle_rss_mb"]
