@@ -184,7 +184,11 @@ async def measure_memory(
 ) -> tuple[list[Figure], dict[str, Any]]:
     """RSS and service-worker heap with each count of ``tabs`` attached, then every
     ``sample_every`` of ``asks`` asks (ask_chatgpt_web against the fake sites). Returns
-    the figures and the raw samples."""
+    the figures and the raw samples; ValueError for settings that give no slope."""
+    if not tabs or min(tabs) < 1 or sample_every < 1:
+        raise ValueError("tab counts and sample_every must be ≥ 1")
+    if -(-asks // sample_every) < 2:  # samples at every sample_every-th ask and the last
+        raise ValueError(f"{asks} asks sampled every {sample_every} give no slope: need 2 samples")
     port = _free_port()
     raw: dict[str, Any] = {"tabs": [], "asks": [], "warmup_asks": warmup}
     started = time.perf_counter()
@@ -296,3 +300,45 @@ async def measure_memory(
         ),
     ]
     return figures, raw
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """``python -m bridge.bench.memory_bench``: the memory figures alone, JSON on stdout."""
+    import argparse
+    import asyncio
+    import tempfile
+
+    from bridge.bench.stats import render_table
+    from bridge.fakes import FakeSites
+
+    parser = argparse.ArgumentParser(prog="python -m bridge.bench.memory_bench")
+    parser.add_argument("--tabs", default="1,10,50", help="attached-tab counts, comma-separated")
+    parser.add_argument("--asks", type=int, default=100)
+    parser.add_argument("--sample-every", type=int, default=10)
+    parser.add_argument("--warmup", type=int, default=20, help="asks before the slope's samples")
+    args = parser.parse_args(argv)
+    try:
+        tabs = tuple(int(n) for n in args.tabs.split(","))
+    except ValueError:
+        parser.error(f"--tabs: counts separated by commas, not {args.tabs!r}")
+    with FakeSites() as fakes, tempfile.TemporaryDirectory(prefix="bridge-memory-") as tmp:
+        try:
+            figures, raw = asyncio.run(
+                measure_memory(
+                    fakes.chromium_args(),
+                    Path(tmp) / "state",
+                    tabs=tabs,
+                    asks=args.asks,
+                    sample_every=args.sample_every,
+                    warmup=args.warmup,
+                )
+            )
+        except ValueError as exc:
+            parser.error(str(exc))
+    print(render_table(figures), file=sys.stderr)
+    print(json.dumps({"figures": [f.to_dict() for f in figures], "raw": raw}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli())

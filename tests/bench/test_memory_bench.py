@@ -56,6 +56,17 @@ def test_too_few_samples_after_warm_up_uses_the_last_two() -> None:
     assert growth_per_ask([(1, 80.0), (2, 80.5), (3, 81.0)], warmup=10) == pytest.approx(0.5)
 
 
+@pytest.mark.parametrize(
+    ("tabs", "asks", "every"), [((1,), 10, 10), ((1,), 1, 1), ((0, 3), 10, 2), ((), 10, 2)]
+)
+async def test_settings_that_give_no_slope_are_refused_before_any_work(
+    tmp_path: Path, tabs: tuple[int, ...], asks: int, every: int
+) -> None:
+    with pytest.raises(ValueError, match=r"slope|≥ 1"):
+        await measure_memory([], tmp_path, tabs=tabs, asks=asks, sample_every=every)
+    assert not (tmp_path / "stderr.log").exists()  # no server was started
+
+
 @pytest.mark.e2e
 async def test_tiny_measurement_reports_plausible_memory(tmp_path: Path) -> None:
     with FakeSites() as fakes:
