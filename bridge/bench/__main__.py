@@ -18,7 +18,7 @@ from typing import Any
 from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.bench.ask_bench import measure_asks
 from bridge.bench.cdp_bench import measure_cdp
-from bridge.bench.memory_bench import measure_memory
+from bridge.bench.memory_bench import measure_memory, memory_curves
 from bridge.bench.page_cost import measure_page_cost
 from bridge.bench.peers import measure_peers
 from bridge.bench.scaling import Curve, measure_scaling, write_charts
@@ -119,6 +119,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             warmup=2 if args.quick else 20,
         )
         figures += memory_figures
+        curves.update((c.name, c) for c in memory_curves(profile["memory"]))
     if args.quick or args.skip_peers:
         profile["peers"] = {"skipped": "--quick" if args.quick else "--skip-peers"}
     else:

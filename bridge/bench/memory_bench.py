@@ -32,6 +32,7 @@ from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
 from bridge.bench import serve_pages
+from bridge.bench.charts import Curve
 from bridge.bench.stats import Figure
 from bridge.cdp.direct import DirectCdp
 from bridge.wire.extension import EXTENSION_ID
@@ -41,6 +42,7 @@ __all__ = [
     "SW_GROWTH_BOUND_MB_PER_ASK",
     "growth_per_ask",
     "measure_memory",
+    "memory_curves",
     "scatter",
     "slope",
 ]
@@ -101,6 +103,53 @@ def growth_per_ask(samples: Sequence[tuple[int, float]], warmup: int) -> float:
     if len(after) < 2:
         after = [(float(a), mb) for a, mb in samples[-2:]]
     return slope(after)
+
+
+def memory_curves(raw: dict[str, Any]) -> list[Curve]:
+    """The report's two memory charts from :func:`measure_memory`'s raw samples: the
+    server's RSS by attached tabs (against its RSS after start), and over the asks (against
+    the fitted line whose slope is the growth figure). The worker's heap rides along in
+    each point's extras: at ~0.5 MB it would be a flat line on the RSS scale."""
+    tabs = Curve(
+        "memory_tabs",
+        "MCP server RSS by attached tabs",
+        "tabs attached through browser_tabs",
+        "",
+        "resident set",
+        "MB",
+        note="a real python -m bridge.mcp over stdio; the extension service worker's live "
+        "JS heap (after a GC) is noted at each point",
+        x_log=False,
+        y_log=False,
+    )
+    rss, idle = tabs.line("server RSS"), tabs.line("server after start", reference=True)
+    for row in raw["tabs"]:
+        rss.add(row["tabs"], row["rss_mb"], sw_heap_used_mb=row["sw_heap"]["used_mb"])
+        idle.add(row["tabs"], raw["idle_rss_mb"])
+    asks = Curve(
+        "memory_asks",
+        "MCP server RSS over asks (ChatGPT fake)",
+        "asks done",
+        "",
+        "resident set",
+        "MB",
+        note=f"the dashed line is the least-squares fit after {raw['warmup_asks']} asks; its "
+        "slope is the 'RSS growth per ask' figure",
+        x_log=False,
+        y_log=False,
+    )
+    samples, fit = asks.line("server RSS"), asks.line("fitted line", reference=True)
+    for row in raw["asks"]:
+        samples.add(row["asks"], row["rss_mb"], sw_heap_used_mb=row["sw_heap"]["used_mb"])
+    measured = [(float(r["asks"]), float(r["rss_mb"])) for r in raw["asks"]]
+    after = [(x, y) for x, y in measured if x >= raw["warmup_asks"]] or measured[-2:]
+    if len({x for x, _ in after}) >= 2:
+        k = slope(after)
+        mx = sum(x for x, _ in after) / len(after)
+        my = sum(y for _, y in after) / len(after)
+        for x, _ in after:
+            fit.add(x, my + k * (x - mx))
+    return [tabs, asks]
 
 
 def _free_port() -> int:

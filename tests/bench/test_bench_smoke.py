@@ -53,7 +53,13 @@ async def test_quick_benchmark_writes_a_complete_report(tmp_path: Path) -> None:
     assert any("bridge's page CPU per chunk" in n for n in names)
     # The scaling curves: in the JSON, and each drawn next to it.
     curves = report["curves"]
-    assert set(curves) >= {"tabs_attached", "concurrent_asks", "answer_size"}
+    assert set(curves) >= {
+        "tabs_attached",
+        "concurrent_asks",
+        "answer_size",
+        "memory_tabs",
+        "memory_asks",
+    }
     for name in curves:
         drawn = tmp_path / f"{reports[0].stem}-{name}.svg"
         assert drawn.read_text().lstrip().startswith(("<?xml", "<svg")), name

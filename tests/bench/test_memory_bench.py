@@ -10,6 +10,7 @@ from bridge.bench.memory_bench import (
     GROWTH_BOUND_MB_PER_ASK,
     growth_per_ask,
     measure_memory,
+    memory_curves,
     scatter,
     slope,
 )
@@ -56,6 +57,24 @@ def test_too_few_samples_after_warm_up_uses_the_last_two() -> None:
     assert growth_per_ask([(1, 80.0), (2, 80.5), (3, 81.0)], warmup=10) == pytest.approx(0.5)
 
 
+def test_curves_draw_rss_by_tabs_and_over_asks_with_the_fit() -> None:
+    heap = {"used_mb": 0.5, "total_mb": 1.5}
+    raw = {
+        "idle_rss_mb": 80.0,
+        "warmup_asks": 20,
+        "tabs": [{"tabs": n, "rss_mb": 80.0 + n / 10, "sw_heap": heap} for n in (1, 10, 50)],
+        "asks": [{"asks": a, "rss_mb": 85.0 + a / 100, "sw_heap": heap} for a in (10, 20, 30)],
+    }
+    by_tabs, over_asks = memory_curves(raw)
+    assert [p.x for p in by_tabs.series[0].points] == [1, 10, 50]
+    assert [p.y for p in by_tabs.line("server after start").points] == [80.0] * 3
+    assert by_tabs.series[0].points[0].extra == {"sw_heap_used_mb": 0.5}
+    assert [p.x for p in over_asks.series[0].points] == [10, 20, 30]
+    fit = over_asks.line("fitted line").points
+    assert [p.x for p in fit] == [20, 30]  # after the warm-up only
+    assert [p.y for p in fit] == pytest.approx([85.2, 85.3])
+
+
 @pytest.mark.parametrize(
     ("tabs", "asks", "every"), [((1,), 10, 10), ((1,), 1, 1), ((0, 3), 10, 2), ((), 10, 2)]
 )
@@ -96,3 +115,4 @@ async def test_tiny_measurement_reports_plausible_memory(tmp_path: Path) -> None
     assert growth.target == GROWTH_BOUND_MB_PER_ASK and growth.met is not None
     assert growth.bridge == raw["rss_growth_mb_per_ask"]
     assert names["MCP server RSS, 3 attached tabs"].reference == raw["idle_rss_mb"]
+    assert [c.name for c in memory_curves(raw)] == ["memory_tabs", "memory_asks"]
