@@ -40,21 +40,31 @@ from bridge.wire.extension import EXTENSION_ID
 __all__ = [
     "GROWTH_BOUND_MB_PER_ASK",
     "SW_GROWTH_BOUND_MB_PER_ASK",
+    "TREND_BOUND",
     "growth_per_ask",
     "measure_memory",
     "memory_curves",
     "scatter",
     "slope",
+    "trend_over_noise",
 ]
 
-#: The most the server's RSS may grow per ask and still count as "no growth beyond noise".
-#: Why 0.05 MB: one ask keeps, by design, a history entry and a few log lines (well under
-#: 10 KB); CPython's allocator and glibc's arenas move the RSS by 0.5–2 MB between samples
-#: at random, which over 100 asks and a fitted line leaves a slope scatter of a few
-#: hundredths of a MB per ask. A real leak of a page's worth per ask (a snapshot, an answer's
-#: DOM text, a CDP event backlog: 50 KB and up) reads 0.05 MB/ask or more, so the bound
-#: separates the two; 100 asks at the bound is 5 MB, under 10% of the server's idle RSS.
+#: The most the server's RSS may grow per ask: a budget for what an ask may keep.
+#: Why 0.05 MB: one ask keeps, by design, a job file's worth and a few log lines (well under
+#: 10 KB); a real leak of a page's worth per ask (a snapshot, an answer's DOM text, a CDP
+#: event backlog: 50 KB and up) reads 0.05 MB/ask or more; 100 asks at the bound is 5 MB,
+#: under 10% of the server's idle RSS (~86 MB). It is a budget, not the noise: the noise is
+#: judged by :data:`TREND_BOUND` (measured, the RSS scatters only ~0.04 MB around its line).
 GROWTH_BOUND_MB_PER_ASK = 0.05
+
+#: "No growth beyond noise": the RSS growth over the measured asks (slope × asks) at most
+#: this many times the samples' scatter around the fitted line. Three standard deviations:
+#: a smaller rise is not told from the allocator's moves; a larger one is a steady trend,
+#: however small per ask.
+TREND_BOUND = 3.0
+
+#: The RSS is counted in 4 KiB pages: a scatter below one page is no better measured.
+_PAGE_MB = 4 / 1024
 
 #: The same for the service worker's live heap, which is measured after a full GC and so
 #: has almost no noise (tens of bytes per ask between samples) but is small (about 0.5 MB):
@@ -93,6 +103,17 @@ def scatter(points: Sequence[tuple[float, float]]) -> float:
     my = sum(y for _, y in points) / n
     residuals = [y - (my + k * (x - mx)) for x, y in points]
     return math.sqrt(sum(r * r for r in residuals) / n)
+
+
+def trend_over_noise(samples: Sequence[tuple[int, float]], warmup: int) -> float:
+    """The growth over the samples after ``warmup`` (slope × asks spanned) in units of
+    their scatter around the fitted line (at least one RSS page): ≤ :data:`TREND_BOUND`
+    reads as noise."""
+    after = [(float(a), mb) for a, mb in samples if a >= warmup]
+    if len(after) < 3:  # two points fit any line exactly: no noise to judge against
+        after = [(float(a), mb) for a, mb in samples[-3:]]
+    rise = slope(after) * (after[-1][0] - after[0][0])
+    return rise / max(scatter(after), _PAGE_MB)
 
 
 def growth_per_ask(samples: Sequence[tuple[int, float]], warmup: int) -> float:
@@ -287,6 +308,8 @@ async def measure_memory(
     measured = [(float(a), mb) for a, mb in samples if a >= warmup] or samples[-2:]
     raw["rss_scatter_mb"] = scatter(measured) if len(measured) > 2 else None
     raw["rss_growth_over_run_mb"] = growth * (measured[-1][0] - measured[0][0])
+    trend = trend_over_noise(samples, warmup)
+    raw["rss_trend_over_noise"] = trend
     raw["sw_heap_growth_mb_per_ask"] = sw_growth
     figures = [
         Figure(
@@ -328,6 +351,16 @@ async def measure_memory(
             "",
             GROWTH_BOUND_MB_PER_ASK,
             note=f"least-squares slope of RSS every {sample_every} asks after {warmup}",
+        ),
+        Figure(
+            "MCP server RSS trend over asks ÷ its noise",
+            "σ",
+            trend,
+            None,
+            "",
+            TREND_BOUND,
+            note="growth after the warm-up in standard deviations of the samples around "
+            "their line: over 3 is a steady rise, not the allocator",
         ),
         Figure(
             f"extension SW heap after {asks} asks",

@@ -8,11 +8,13 @@ import pytest
 
 from bridge.bench.memory_bench import (
     GROWTH_BOUND_MB_PER_ASK,
+    TREND_BOUND,
     growth_per_ask,
     measure_memory,
     memory_curves,
     scatter,
     slope,
+    trend_over_noise,
 )
 from bridge.fakes import FakeSites
 
@@ -51,6 +53,19 @@ def test_a_leak_reads_above_the_bound() -> None:
     samples = [(i, 90.0 + 0.1 * i) for i in range(20, 110, 10)]  # 100 KB per ask
     assert growth_per_ask(samples, warmup=20) == pytest.approx(0.1)
     assert growth_per_ask(samples, warmup=20) > GROWTH_BOUND_MB_PER_ASK
+
+
+def test_a_small_steady_rise_is_a_trend_and_scatter_is_not() -> None:
+    # 24 KB per ask, sampled every 10 asks with a 0.04 MB wobble: under the per-ask budget,
+    # but a steady rise far beyond the noise (what a slow leak looks like).
+    wobble = [0.04 if i % 2 else -0.04 for i in range(9)]
+    steady = [(20 + 10 * i, 89.0 + 0.024 * 10 * i + w) for i, w in enumerate(wobble)]
+    assert growth_per_ask(steady, warmup=20) < GROWTH_BOUND_MB_PER_ASK
+    assert trend_over_noise(steady, warmup=20) > TREND_BOUND
+    flat = [(20 + 10 * i, 89.0 + w) for i, w in enumerate(wobble)]
+    assert trend_over_noise(flat, warmup=20) < TREND_BOUND
+    # RSS is counted in pages: a perfectly flat run is no trend, not a division by zero.
+    assert trend_over_noise([(20, 89.0), (30, 89.0), (40, 89.0)], warmup=20) == 0
 
 
 def test_too_few_samples_after_warm_up_uses_the_last_two() -> None:
@@ -107,6 +122,7 @@ async def test_tiny_measurement_reports_plausible_memory(tmp_path: Path) -> None
         "extension SW heap, 3 attached tabs",
         "MCP server RSS after 3 asks",
         "MCP server RSS growth per ask",
+        "MCP server RSS trend over asks ÷ its noise",
         "extension SW heap after 3 asks",
         "extension SW heap growth per ask",
     ):
