@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from hypothesis import settings
 
 from bridge.app.launcher import LaunchedBrowser
 from bridge.cdp.browser import Browser
@@ -24,6 +25,11 @@ from bridge.link.trust_root import ENV_TRUST_DIR
 from bridge.tools.browsing import BrowserTools, ToolHub
 from tests.idle import IDLE_TEST, IdleBrowsers
 from tests.local_http import serve_http
+
+# Tests do not assert wall-clock times: Hypothesis's per-example deadline (200 ms) is one, and
+# a CI machine under load missed it on examples that take a few milliseconds when idle.
+settings.register_profile("bridge", deadline=None)
+settings.load_profile("bridge")
 
 PAGES: dict[str, str] = {
     "/": "<!doctype html><title>home</title><h1>bridge test page</h1>",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 import tempfile
 from pathlib import Path
@@ -75,7 +76,7 @@ def _pending(link: Any) -> list[tuple[str, dict[str, Any]]]:
 
 @pytest.mark.reliability(26)
 async def test_a_browser_restarted_by_the_person_is_found_again_with_its_chat_tab(
-    fake_sites: FakeSites, tmp_path: Path
+    fake_sites: FakeSites, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The person quits the browser and starts it again with the same profile: bridge takes
     the new instance's link and asks in the restored ChatGPT tab, found by its URL."""
@@ -121,10 +122,13 @@ async def test_a_browser_restarted_by_the_person_is_found_again_with_its_chat_ta
                     created.clear()
             assert len(restored) == 1, "Chromium restored the chat tab"
             two = Bridge(restarted, state_dir=tmp_path, session_key="restart")
+            caplog.set_level(logging.INFO, logger="bridge.providers.tab")
             after = await two.ask("chatgpt", QUESTION)
             assert after.url == chat_url  # the same chat, not a new one
             chats = [t for t in await restarted.list_tabs() if t.url.startswith(chat_url)]
-            assert [t.tab_id for t in chats] == [restored[0].tab_id]  # found, not reopened
+            # Found, not reopened; if not, why the restored tab was passed over.
+            why = f"tab taken: {after.used.tab}; {[r.getMessage() for r in caplog.records]}"
+            assert [t.tab_id for t in chats] == [restored[0].tab_id], why
         finally:
             await second.stop()
     finally:
