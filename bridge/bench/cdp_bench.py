@@ -181,7 +181,7 @@ async def measure_cdp(
             median(thr_b),
             median(thr_s),
             "sendCommand in the extension",
-            None,
+            0.95,
             higher_is_better=True,
         ),
         Figure(

@@ -80,14 +80,160 @@
    * in proportion to the conversation's length (bridge.bench.page_cost measures it).
    */
   let queryCache = null;
+  /** The watch's index of whole-document queries (``makeIndex``), or null outside a watch. */
+  let queryIndex = null;
   function queryAll(root, selector) {
     if (root !== document || !queryCache) return [...root.querySelectorAll(selector)];
     let hit = queryCache.get(selector);
     if (!hit) {
-      hit = [...document.querySelectorAll(selector)];
+      hit = queryIndex ? queryIndex.get(selector) : [...document.querySelectorAll(selector)];
       queryCache.set(selector, hit);
     }
     return hit;
+  }
+
+  /**
+   * Selectors whose matches only the elements' own tags, ids, classes and attributes and
+   * those of their ancestors decide: what the index can keep true from mutation records.
+   * Anything else (sibling combinators, :has(), state pseudo-classes) is queried afresh.
+   */
+  const indexable = (selector) =>
+    /^[\w\s,>#.*-]*$/.test(selector.replace(/\[(?:[^\]"']|"[^"]*"|'[^']*')*\]/g, ''));
+
+  /**
+   * Whole-document query results kept true by mutation records, so that a report that
+   * looks at the whole page (a button appeared, a turn was added) costs in proportion to
+   * what changed, not to the conversation's length (bridge.bench.page_cost: a dozen
+   * whole-document queries over a 1 MB conversation took about 60 ms a report). Each
+   * selector's list is built by one query when first asked for, then updated: an added
+   * subtree is queried alone, an element whose attributes changed is checked with its
+   * subtree (an ancestor's attribute can decide a descendant's match), removed elements
+   * leave. The lists stay in document order (``last`` is the newest). Records are applied
+   * lazily, when a list is next asked for: a streamed chunk costs a few set inserts.
+   *
+   * Made by the first watch of a document and kept for the next asks in it (a long
+   * conversation is asked in again and again: only the first ask pays the whole-page
+   * queries). Between asks its observer only notes what changed; it lets go of the page
+   * (``INDEX_MAX_PENDING``) when that piles up with nobody asking, so an idle tab the person
+   * keeps using holds no growing memory.
+   */
+  const INDEX_MAX_PENDING = 20000;
+  /** @type {ReturnType<typeof makeIndex> | null} */
+  let docIndex = null;
+  function makeIndex() {
+    /** @type {Map<string, Element[]>} */
+    const lists = new Map();
+    /** @type {Set<Element>} */
+    const added = new Set();
+    /** @type {Set<Element>} */
+    const changed = new Set();
+    let removed = false;
+    /** Each control's labels (``labelsOf``), read once while nothing in it changes: the skip
+     * control is looked for among every button of the page (C4.4 does not say where). */
+    /** @type {WeakMap<Element, string[]>} */
+    const labels = new WeakMap();
+    const mo = new MutationObserver((batch) => note(batch));
+    mo.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+    const before = (a, b) => !!(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+    /** Insert el into the ordered list (binary search: a page has hundreds of buttons). */
+    function insert(list, el) {
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (before(list[mid], el)) lo = mid + 1;
+        else hi = mid;
+      }
+      if (list[lo] !== el) list.splice(lo, 0, el);
+    }
+    /** The roots among els that no other of them contains (their subtrees hold the rest). */
+    function topmost(els) {
+      const set = new Set(els);
+      return [...set].filter((el) => {
+        if (!el.isConnected) return false;
+        for (let up = el.parentElement; up; up = up.parentElement) if (set.has(up)) return false;
+        return true;
+      });
+    }
+    function sync() {
+      note(mo.takeRecords()); // what happened since the last callback, this very task included
+      if (!added.size && !changed.size && !removed) return;
+      const roots = topmost([...added, ...changed]);
+      for (const [selector, list] of lists) {
+        // Gone from the page, or no longer matching after an attribute changed (its own or
+        // an ancestor's): a check of each listed element, cheap next to a query.
+        const kept = list.filter((el) => el.isConnected && (!changed.size || el.matches(selector)));
+        if (kept.length !== list.length) list.splice(0, list.length, ...kept);
+        const had = new Set(list);
+        for (const root of roots) {
+          if (root.matches(selector) && !had.has(root)) {
+            insert(list, root);
+            had.add(root);
+          }
+          for (const el of root.querySelectorAll(selector)) {
+            if (!had.has(el)) {
+              insert(list, el);
+              had.add(el);
+            }
+          }
+        }
+      }
+      added.clear();
+      changed.clear();
+      removed = false;
+    }
+    /** Take mutation records into account (applied when a list is next asked for). */
+    function note(records) {
+        for (const r of records) {
+          // A change inside an element changes its text: its labels and its ancestors' are
+          // read again when next asked for.
+          const at = r.target.nodeType === Node.ELEMENT_NODE ? /** @type {Element} */ (r.target) : r.target.parentElement;
+          for (let el = at; el; el = el.parentElement) labels.delete(el);
+          if (r.type === 'childList') {
+            for (const n of r.addedNodes) {
+              if (n.nodeType !== Node.ELEMENT_NODE) continue;
+              const el = /** @type {Element} */ (n);
+              added.add(el);
+              // Changed while out of the page, where no record told of it: read afresh.
+              labels.delete(el);
+              for (const inner of el.getElementsByTagName('*')) labels.delete(inner);
+            }
+            if (r.removedNodes.length) removed = true;
+          } else if (r.type === 'attributes' && r.target.nodeType === Node.ELEMENT_NODE) {
+            changed.add(/** @type {Element} */ (r.target));
+          }
+        }
+        if (added.size + changed.size > INDEX_MAX_PENDING) stop();
+    }
+    /** Let go of the page: the next watch builds the lists afresh. */
+    function stop() {
+      mo.disconnect();
+      if (docIndex === index) docIndex = null;
+    }
+    const index = {
+      /** The labels of a control (``labelsOf``), kept while nothing in it changes. */
+      labels(el) {
+        note(mo.takeRecords());
+        let have = labels.get(el);
+        if (!have) {
+          have = labelsOf(el);
+          labels.set(el, have);
+        }
+        return have;
+      },
+      /** The document's elements matching selector, in document order (shared: read only). */
+      get(selector) {
+        if (!indexable(selector)) return [...document.querySelectorAll(selector)];
+        sync();
+        let list = lists.get(selector);
+        if (!list) {
+          list = [...document.querySelectorAll(selector)];
+          lists.set(selector, list);
+        }
+        return list;
+      },
+    };
+    return index;
   }
 
   /** Every element matching any selector of the list, in document order, each once. The
@@ -124,11 +270,16 @@
    * its aria-label, title or visible text, compared by `bare`. Exact, so "フィードバックを送信"
    * is no "送信" and a container of many controls is none of them. */
   function labelIs(el, texts) {
-    const have = [el.getAttribute('aria-label'), el.getAttribute('title'), el.textContent]
-      .map(bare)
-      .filter(Boolean);
-    return texts.some((t) => have.includes(bare(t)));
+    const have = queryIndex ? queryIndex.labels(el) : labelsOf(el);
+    const wanted = bareTexts.get(texts) || texts.map(bare);
+    bareTexts.set(texts, wanted);
+    return wanted.some((t) => have.includes(t));
   }
+  /** Each list of a pack's texts compared by ``bare``: worked out once, not per control. */
+  /** @type {WeakMap<string[], string[]>} */
+  const bareTexts = new WeakMap();
+  const labelsOf = (el) =>
+    [el.getAttribute('aria-label'), el.getAttribute('title'), el.textContent].map(bare).filter(Boolean);
 
   /**
    * The known text ``text`` is, if any: equal to one (see canon/bare), or starting with one
@@ -1029,12 +1180,14 @@
       let lastSent = '';
       let cache = new Map();
       let text = null; // the newest answer's text container at the last report
+      if (!docIndex) docIndex = makeIndex();
       const report = (records) => {
         const started = performance.now();
         const confined = !!records && !!text && text.isConnected &&
           records.every((r) => text.contains(r.target));
         if (!confined) cache = new Map();
         queryCache = cache;
+        queryIndex = docIndex;
         try {
           const s = JSON.stringify(observe(p));
           if (s !== lastSent) {
@@ -1045,6 +1198,7 @@
           text = site.answerIn(site.newestAnswer(), site.pack.sel.answer);
         } finally {
           queryCache = null;
+          queryIndex = null;
           const stats = api.watchStats;
           const ms = performance.now() - started;
           stats.reports += 1;

@@ -886,3 +886,81 @@ async def test_reports_are_coalesced_per_task_burst(tab: CdpSession, pages: str)
         second = await reports.next(10)
         assert second is not None and json.loads(second["payload"])["assistant_count"] == 1
         await page.call("unwatch")
+
+
+async def test_a_watchs_reports_say_what_a_fresh_look_says_through_every_kind_of_change(
+    tab: CdpSession, pages: str
+) -> None:
+    """The watch keeps its whole-document queries (and controls' labels) true from mutation
+    records instead of asking the page again each report: after each kind of change (a
+    subtree added, an attribute, a text, a node changed while out of the page, a removal,
+    a second watch in the same document) its report equals observe() run afresh."""
+    from bridge.providers.ask_script import provider_page
+
+    html = cg_user("Question one") + cg_turn(markdown("<p>One</p>")) + cg_composer("", SPEECH)
+    await _page(tab, pages, html)
+    page = provider_page(tab)
+    await tab.send("Runtime.enable")
+    await tab.send("Runtime.addBinding", {"name": "__idx"})
+
+    async def after(change: str, key: str, value: Any) -> None:
+        await tab.evaluate(f"(() => {{ {change} }})()")
+        report = await reports.next(10)
+        assert report is not None, change
+        watched = json.loads(report["payload"])
+        assert watched[key] == value, (change, watched)
+        assert watched == await _call(tab, "observe", "chatgpt"), change
+
+    slot = "document.querySelector('[data-testid=composer-speech-button-container]')"
+    with tab.stream("Runtime.bindingCalled", lambda p: p["name"] == "__idx") as reports:
+        await page.call("watch", "chatgpt", "__idx")
+        assert await reports.next(10) is not None  # the initial report
+        await after(f"{slot}.innerHTML = {json.dumps(STOP + '</button>')}", "has_stop_button", True)
+        # The stop button turns into the send button: an attribute, no node added.
+        await after(
+            "const b = document.querySelector('[data-testid=stop-button]');"
+            " b.setAttribute('data-testid', 'send-button'); b.setAttribute('aria-label', 'Send');",
+            "has_stop_button",
+            False,
+        )
+        turn = cg_turn(
+            '<div class="markdown prose result-thinking"></div><span><button>Answer now</button></span>',
+            4,
+        )
+        await after(
+            f"document.querySelector('form').insertAdjacentHTML('beforebegin', {json.dumps(turn)})",
+            "has_skip_thinking_button",
+            True,
+        )
+        skip = "[...document.querySelectorAll('button')].find((b) => b.closest('[data-message-id=m4]'))"
+        await after(f"{skip}.firstChild.data = 'Done'", "has_skip_thinking_button", False)
+        # Taken out of the page (made visible again, so the change is seen) ...
+        await after(
+            f"window.__wrap = {skip}.parentElement; window.__home = __wrap.parentElement;"
+            " __wrap.remove(); document.querySelector('.result-thinking').className = 'markdown';",
+            "still_generating_text",
+            False,
+        )
+        # ... its text changes in a later task, where no observer sees it; then it comes back.
+        await after(
+            "__wrap.querySelector('button').firstChild.data = 'Answer now'; __home.append(__wrap);",
+            "has_skip_thinking_button",
+            True,
+        )
+        await after(
+            "document.querySelector('[data-message-id=m4]').closest('section').remove()",
+            "has_skip_thinking_button",
+            False,
+        )
+        await page.call("unwatch")
+        # Between asks the page goes on changing; the next watch starts from the truth.
+        await tab.evaluate(
+            f"document.querySelector('form').insertAdjacentHTML('beforebegin', "
+            f"{json.dumps(cg_user('Question two', 5))})"
+        )
+        await page.call("watch", "chatgpt", "__idx")
+        first = await reports.next(10)
+        assert first is not None
+        assert json.loads(first["payload"]) == await _call(tab, "observe", "chatgpt")
+        assert json.loads(first["payload"])["user_count"] == 2
+        await page.call("unwatch")
