@@ -18,6 +18,7 @@ from typing import Any
 from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.bench.ask_bench import measure_asks
 from bridge.bench.cdp_bench import measure_cdp
+from bridge.bench.memory_bench import measure_memory, memory_curves
 from bridge.bench.page_cost import measure_page_cost
 from bridge.bench.peers import measure_peers
 from bridge.bench.scaling import Curve, measure_scaling, write_charts
@@ -107,6 +108,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             figures += await measure_mcp_server(
                 fakes.chromium_args(), Path(tmp), runs=max(2, runs // 3), asks=max(2, runs)
             )
+        print("measuring memory (tabs, asks)…", file=sys.stderr, flush=True)
+        memory_figures, profile["memory"] = await measure_memory(
+            fakes.chromium_args(),
+            Path(tmp) / "memory",
+            # --quick: the shape of the run in ~15 s; its slope is a rough one.
+            tabs=(1, 3) if args.quick else (1, 10, 50),
+            asks=6 if args.quick else 100,
+            sample_every=2 if args.quick else 10,
+            warmup=2 if args.quick else 20,
+        )
+        figures += memory_figures
+        curves.update((c.name, c) for c in memory_curves(profile["memory"]))
     if args.quick or args.skip_peers:
         profile["peers"] = {"skipped": "--quick" if args.quick else "--skip-peers"}
     else:

@@ -43,6 +43,9 @@ async def test_quick_benchmark_writes_a_complete_report(tmp_path: Path) -> None:
         "relay start → extension connected",
         "MCP server spawn → first tool list",
         "MCP server peak RSS over asks",
+        "MCP server RSS, 3 attached tabs",
+        "MCP server RSS growth per ask",
+        "extension SW heap after 6 asks",
     ):
         assert expected in names
     assert any("noticing vs spec 1 s polling" in n for n in names)
@@ -50,11 +53,20 @@ async def test_quick_benchmark_writes_a_complete_report(tmp_path: Path) -> None:
     assert any("bridge's page CPU per chunk" in n for n in names)
     # The scaling curves: in the JSON, and each drawn next to it.
     curves = report["curves"]
-    assert set(curves) >= {"tabs_attached", "concurrent_asks", "answer_size"}
+    assert set(curves) >= {
+        "tabs_attached",
+        "concurrent_asks",
+        "answer_size",
+        "memory_tabs",
+        "memory_asks",
+    }
     for name in curves:
         drawn = tmp_path / f"{reports[0].stem}-{name}.svg"
         assert drawn.read_text().lstrip().startswith(("<?xml", "<svg")), name
     assert report["profile"]["peers"] == {"skipped": "--quick"}
+    memory = report["profile"]["memory"]
+    assert [row["tabs"] for row in memory["tabs"]] == [1, 3]
+    assert memory["asks"][-1]["asks"] == 6 and memory["asks"][-1]["rss_mb"] > 0
     for figure in report["figures"]:
         assert set(figure) >= {"bridge", "reference", "ratio", "target", "met", "unit"}
     assert "figure" in out.decode() and str(reports[0].name) in out.decode()
