@@ -245,6 +245,13 @@ def test_old_finished_jobs_are_pruned_running_ones_kept(tmp_path: Path) -> None:
     recent = _job(status="failed", error={"code": "x", "message": "y"})
     for job in (finished, running, recent):
         store.create(job).release()
+    for job in (finished, running):  # written when they last changed, as a real run does
+        os.utime(store.path(job.id), (old, old))
+    loaded: list[str] = []
+    load = store.load
+    store.load = lambda job_id: loaded.append(job_id) or load(job_id)  # type: ignore[method-assign]
     assert store.prune() == 1
+    # Only records whose file is old enough were read: a recent one cannot be pruned.
+    assert sorted(loaded) == sorted([finished.id, running.id])
     assert sorted(j.id for j in store.scan()[0]) == sorted([running.id, recent.id])
     assert not store.path(finished.id).with_suffix(".lock").exists()

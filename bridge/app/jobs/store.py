@@ -129,7 +129,7 @@ class JobStore:
         Running jobs stay whatever their age: their answer may still be collected."""
         removed = 0
         cutoff = time.time() - older_than_s
-        for job in self.scan()[0]:
+        for job in self._older_than(cutoff):
             if job.status == "running" or job.updated_at > cutoff:
                 continue
             lock = self.try_lock(job.id)
@@ -141,6 +141,28 @@ class JobStore:
             finally:
                 lock.release_and_remove()
         return removed
+
+    def _older_than(self, cutoff: float) -> list[Job]:
+        """The jobs whose file was last written before ``cutoff``: only they can be old
+        enough to prune. Every job starts an ask, and reading every record each time would
+        cost each ask in proportion to the jobs kept (a file's time is enough to pass over
+        the recent ones; a record saved later has a later time)."""
+        jobs: list[Job] = []
+        try:
+            entries = list(os.scandir(self.dir))
+        except FileNotFoundError:
+            return jobs
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or not name.endswith(".json"):
+                continue
+            try:
+                if entry.stat().st_mtime > cutoff:
+                    continue
+                jobs.append(self.load(name.removesuffix(".json")))
+            except (OSError, JobNotFound, JobUnreadable):  # gone meanwhile, or not a job
+                continue
+        return jobs
 
     # -- ownership --
 
