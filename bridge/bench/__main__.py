@@ -18,6 +18,7 @@ from typing import Any
 from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.bench.ask_bench import measure_asks
 from bridge.bench.cdp_bench import measure_cdp
+from bridge.bench.handshake_bench import measure_handshake
 from bridge.bench.memory_bench import measure_memory, memory_curves
 from bridge.bench.page_cost import measure_page_cost
 from bridge.bench.peers import measure_peers
@@ -120,6 +121,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         figures += memory_figures
         curves.update((c.name, c) for c in memory_curves(profile["memory"]))
+    if args.quick:
+        profile["handshake"] = {"skipped": "--quick"}
+    else:
+        print("measuring the trust handshake (today vs before it)…", file=sys.stderr, flush=True)
+        handshake_figures, profile["handshake"] = await asyncio.to_thread(measure_handshake)
+        figures += handshake_figures
     if args.quick or args.skip_peers:
         profile["peers"] = {"skipped": "--quick" if args.quick else "--skip-peers"}
     else:
