@@ -9,6 +9,7 @@ through its one interception (``bridge.cdp.interception``), the person's origin 
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Literal
 
 from bridge.cdp.session import CdpSession
@@ -71,13 +72,15 @@ class NetworkOperations(ToolClient):
     async def _spread(self) -> None:
         """Put the client's routes and offline on its tabs as they are now (the current
         one included, if it has one), and register their undo while any is set."""
+        just: CdpSession | None = None
         if self.current is not None and self.current not in self._network_tabs:
-            await self._state(None)  # applies them (the override above)
+            just = (await self._state(None)).tab  # applies them (the override above)
         for tab_id, session in list(self._network_tabs.items()):
             if session.ended is not None:
                 del self._network_tabs[tab_id]
                 continue
-            await self._apply(session)
+            if session is not just:  # once per tab and change
+                await self._apply(session)
         if self.routes or self.offline:
             self.on_leave(_UNDO, self._undo_network)
         else:
@@ -85,9 +88,12 @@ class NetworkOperations(ToolClient):
             self._network_tabs = {}  # put back on each: nothing left to undo there
 
     async def _apply(self, session: CdpSession) -> None:
-        await self.hub.browser.interception(session).set_routes(self.client, self.routes)
-        await session.send(
-            "Network.emulateNetworkConditions", {"offline": self.offline, **_CONDITIONS}
+        # The routes and the network's state are independent: set at once, one round trip.
+        await asyncio.gather(
+            self.hub.browser.interception(session).set_routes(self.client, self.routes),
+            session.send(
+                "Network.emulateNetworkConditions", {"offline": self.offline, **_CONDITIONS}
+            ),
         )
         self._network_tabs[session.tab_id] = session
 
