@@ -1995,9 +1995,29 @@
     },
   };
 
+  /**
+   * fn() with its whole-document queries answered by the document's index (``makeIndex``),
+   * made here if no watch made it yet: the waits below re-check on every mutation, and on a
+   * long conversation a fresh query each time cost each ask in proportion to its length.
+   * Each call gets a cache of its own (no answer carries over from one check to the next).
+   */
+  function indexed(fn) {
+    if (!docIndex) docIndex = makeIndex();
+    const outer = [queryCache, queryIndex];
+    queryCache = new Map();
+    queryIndex = docIndex;
+    try {
+      return fn();
+    } finally {
+      [queryCache, queryIndex] = outer;
+    }
+  }
+
   /** Resolve with value() once ready() holds and no mutation came for quietMs (a quiet
    * window, restarted by each mutation), or at timeoutMs whatever holds. */
-  function settle(ready, value, quietMs, timeoutMs) {
+  function settle(readyOf, valueOf, quietMs, timeoutMs) {
+    const ready = () => indexed(readyOf);
+    const value = () => indexed(valueOf);
     return new Promise((resolve) => {
       let quiet = null;
       let stop = () => {};
@@ -2018,7 +2038,8 @@
   }
 
   /** Resolve with state() once it is truthy, re-checking on every mutation; '' at timeout. */
-  function waitUntil(state, timeoutMs) {
+  function waitUntil(stateOf, timeoutMs) {
+    const state = () => indexed(stateOf);
     return new Promise((resolve) => {
       const now = state();
       if (now) return resolve(now);

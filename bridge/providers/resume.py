@@ -249,7 +249,8 @@ async def _find_tab(ctx: AskContext, url: str | None, tab_id: int | None) -> Non
         assert url is not None
         for info in await ctx.browser.list_tabs():
             if info.tab_id != tab_id and _same_conversation(info.url, url):
-                found = await tab_step.try_tab(ctx, info.tab_id)
+                # The job's conversation itself: worth a navigation's patience (tab.py).
+                found = await tab_step.try_tab(ctx, info.tab_id, patient=True)
                 if found is not None:
                     ctx.session, ctx.used.tab = found[0], "open_tab"
                     return

@@ -17,6 +17,11 @@ __all__ = ["connect", "keep_rendering", "new_tab", "try_tab"]
 log = logging.getLogger(__name__)
 
 REUSE_S = 7.0  # docs/sites.md#timeouts: reuse 3 s + health check 4 s
+HEALTH_S = 4.0  # docs/sites.md#timeouts: the health check's location.href
+#: A tab that shows the very conversation asked for is waited for as a navigation is: on a
+#: busy machine its page may take longer than the health check to answer, and giving up
+#: on it opens the same conversation in a second tab (docs/sites.md#timeouts).
+PATIENT_S = 30.0
 NEW_TAB_ATTEMPTS = 3  # docs/sites.md#timeouts: new tab creation, at most 2 retries
 
 
@@ -46,7 +51,7 @@ async def connect(ctx: AskContext) -> None:
             had = info.tab_id in claims
             if claims.setdefault(info.tab_id, ctx.key) != ctx.key:
                 continue
-            found = await try_tab(ctx, info.tab_id)
+            found = await try_tab(ctx, info.tab_id, patient=info.url == target_url)
             if found is not None:
                 ctx.session, ctx.used.tab = found[0], "open_tab"
                 break
@@ -94,13 +99,17 @@ async def emulate_focus(ctx: AskContext) -> None:
         ctx.used.focus_emulated = True
 
 
-async def try_tab(ctx: AskContext, tab_id: int) -> tuple[CdpSession, str] | None:
-    """Attach and health-check within the reuse deadline: the session and the URL it shows,
-    or None when the tab will not do (gone, unresponsive, or not on the provider's site)."""
+async def try_tab(
+    ctx: AskContext, tab_id: int, *, patient: bool = False
+) -> tuple[CdpSession, str] | None:
+    """Attach and health-check within the reuse deadline (``patient``: a tab showing the
+    conversation asked for, within PATIENT_S): the session and the URL it shows, or None
+    when the tab will not do (gone, unresponsive, or not on the provider's site)."""
     try:
-        async with asyncio.timeout(scaled(REUSE_S)):
+        async with asyncio.timeout(scaled(PATIENT_S if patient else REUSE_S)):
             session = await ctx.browser.attach(tab_id)
-        url = await _href(ctx, session, tab_id)  # bounded on its own: loading is waited for
+        # Bounded on its own: loading is waited for.
+        url = await _href(ctx, session, tab_id, scaled(PATIENT_S if patient else HEALTH_S))
     except (BridgeError, TimeoutError) as exc:
         log.info("tab %s not reusable: %s", tab_id, exc)
         return None
@@ -112,7 +121,7 @@ async def try_tab(ctx: AskContext, tab_id: int) -> tuple[CdpSession, str] | None
 _NAVIGATING = ("navigated or closed", "context was destroyed")
 
 
-async def _href(ctx: AskContext, session: CdpSession, tab_id: int) -> str:
+async def _href(ctx: AskContext, session: CdpSession, tab_id: int, check: float) -> str:
     """The tab's URL, each try bounded by the health check's 4 s (docs/sites.md#timeouts).
 
     A tab that is (re)loading, as one the browser restored at its start, is not
@@ -124,7 +133,7 @@ async def _href(ctx: AskContext, session: CdpSession, tab_id: int) -> str:
     loaded tab is a hung page: not reusable."""
     for _ in range(3):
         try:
-            return str(await session.evaluate("location.href", timeout=scaled(4.0)))
+            return str(await session.evaluate("location.href", timeout=check))
         except BridgeTimeout:
             if not await _loading(ctx, tab_id):
                 raise
@@ -142,7 +151,7 @@ async def _href(ctx: AskContext, session: CdpSession, tab_id: int) -> str:
                 await loaded.wait(scaled(30.0))
         finally:
             loaded.close()
-    return str(await session.evaluate("location.href", timeout=scaled(4.0)))
+    return str(await session.evaluate("location.href", timeout=check))
 
 
 async def _loading(ctx: AskContext, tab_id: int) -> bool:

@@ -16,7 +16,8 @@ from bridge.cdp.browser import TabInfo
 from bridge.errors import BridgeTimeout
 from bridge.fakes import Behaviour, FakeSites
 from bridge.providers import specs
-from bridge.providers.tab import try_tab
+from bridge.providers.tab import HEALTH_S, PATIENT_S, try_tab
+from bridge.waiting import scaled
 
 
 async def _tab_of(bridge: Bridge, key: str) -> int:
@@ -69,9 +70,11 @@ class _Restoring:
         self.hangs = hangs
         self.loaded = asyncio.Event()
         self.calls: list[str] = []
+        self.timeouts: list[float] = []
 
     async def evaluate(self, expression: str, *, timeout: float) -> Any:
         self.calls.append(expression)
+        self.timeouts.append(timeout)
         if self.hangs:
             self.hangs -= 1
             raise BridgeTimeout("the extension to answer Runtime.evaluate", timeout)
@@ -118,3 +121,12 @@ async def test_a_loaded_tab_that_answers_nothing_is_not_reused() -> None:
     found = await asyncio.wait_for(try_tab(_context(session, loading=False), 7), 30)
     assert found is None  # a hung page: the ask opens a new tab
     assert session.calls == ["location.href"]
+
+
+async def test_a_tab_showing_the_asked_conversation_gets_a_navigations_patience() -> None:
+    """On a busy machine the page of the very conversation asked for may answer later than
+    the health check: it is waited for as a navigation is, not replaced by a second tab."""
+    patient, hasty = _Restoring(hangs=0), _Restoring(hangs=0)
+    assert await try_tab(_context(patient, loading=False), 7, patient=True) is not None
+    assert await try_tab(_context(hasty, loading=False), 7) is not None
+    assert patient.timeouts == [scaled(PATIENT_S)] and hasty.timeouts == [scaled(HEALTH_S)]
