@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from bridge.errors import BridgeError, CdpError, TabCrashed
 from bridge.link.transport import Params, Transport
@@ -164,10 +164,10 @@ class CdpSession:
         even when an earlier one fails; the first failure is raised."""
         sent = [asyncio.ensure_future(self.send(method, params)) for method, params in commands]
         results = await asyncio.gather(*sent, return_exceptions=True)
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
-        return [r for r in results if not isinstance(r, BaseException)]
+        failed = next((r for r in results if isinstance(r, BaseException)), None)
+        if failed is not None:
+            raise failed
+        return cast(list[Params], results)
 
     async def evaluate(
         self,
