@@ -4,6 +4,7 @@ a known LCP image, a layout shift, a long task and a render-blocking stylesheet.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import struct
@@ -24,6 +25,7 @@ from bridge.errors import (
 )
 from bridge.tools.browsing import BrowserTools, ToolHub
 from bridge.tools.trace_insights import parse_trace, summarize
+from bridge.waiting import scaled
 from tests.local_http import serve_files
 
 pytestmark = pytest.mark.e2e
@@ -368,11 +370,17 @@ async def test_a_tab_closed_while_tracing_ends_the_stop_at_once_with_a_typed_err
     assert (await other.stop_trace()).events > 0
 
 
+AFTER_NEXT_PAINT = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
 async def test_a_trace_of_an_interaction_has_its_inp(tools: BrowserTools, site: str) -> None:
     await tools.navigate(f"{site}/form")
     await tools.start_trace()
     await tools.click("#agree")
     await tools.type("#name", "Ada")
+    # An interaction's timing is reported after the next paint: two frames, then stop (the
+    # typing returns within a round trip of its input now; CI once stopped before the paint).
+    await asyncio.wait_for(tools.evaluate(AFTER_NEXT_PAINT), scaled(10.0))
     result = await tools.stop_trace()
     summary = result.summary
     assert not summary.navigation  # no reload: timed from the trace's start
