@@ -35,7 +35,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="a < 1 min smoke run (figures are rough)")
     p.add_argument("--calls", type=int, help="CDP calls per round (default 1000, quick 200)")
     p.add_argument("--rounds", type=int, help="interleaved CDP rounds (default 3, quick 1)")
-    p.add_argument("--runs", type=int, help="asks per figure (default 10, quick 2)")
+    p.add_argument("--runs", type=int, help="asks per figure (default 10, quick 1)")
     p.add_argument("--out", type=Path, default=Path("reports"), help="where the JSON goes")
     p.add_argument("--browser-path", help="Chromium/Chrome to measure")
     p.add_argument("--skip-mcp", action="store_true", help="skip the MCP server start-up figures")
@@ -56,7 +56,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     calls = args.calls or (200 if args.quick else 1000)
     rounds = args.rounds or (1 if args.quick else 3)
-    runs = args.runs or (2 if args.quick else 10)
+    runs = args.runs or (1 if args.quick else 10)  # quick: one sample each, every figure
     figures: list[Figure] = []
     profile: dict[str, Any] = {}
     with FakeSites() as fakes, tempfile.TemporaryDirectory(prefix="bridge-bench-") as tmp:
@@ -96,7 +96,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 runtime,
                 fakes,
                 launched.devtools_url,
-                turns=50 if args.quick else 200,
+                turns=20 if args.quick else 200,  # quick: still 4× the short page's
                 asks=1 if args.quick else 4,
                 providers=("chatgpt",) if args.quick else PROVIDERS,
             )
@@ -106,8 +106,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             figures += await measure_relay_connect(launched, max(2, runs // 2))
         if not args.skip_mcp:
             print("measuring the MCP server…", file=sys.stderr, flush=True)
+            # --quick: one spawn and one ask (each launched server costs seconds); the
+            # figures are then single samples, rough as the rest of a smoke run.
             figures += await measure_mcp_server(
-                fakes.chromium_args(), Path(tmp), runs=max(2, runs // 3), asks=max(2, runs)
+                fakes.chromium_args(),
+                Path(tmp),
+                runs=1 if args.quick else max(2, runs // 3),
+                asks=1 if args.quick else max(2, runs),
             )
         print("measuring memory (tabs, asks)…", file=sys.stderr, flush=True)
         memory_figures, profile["memory"] = await measure_memory(

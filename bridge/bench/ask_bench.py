@@ -30,16 +30,27 @@ ANSWER = Behaviour(chunk_chars=24, chunk_interval_ms=15)
 REALISTIC = Behaviour(chunk_chars=24, duration_ms=3000)
 
 
-def realistic(n: int) -> Behaviour:
-    """A 3–4 s answer: 3 s plus a phase spread over the poll's period (n × 397 ms mod 1 s),
-    so a 1 s poll that starts with the question is not lined up with the answer's end (a
-    whole-second answer would be noticed by it at once, and flatter the baseline)."""
-    return dataclasses.replace(REALISTIC, duration_ms=3000 + (n * 397) % 1000)
+#: --quick's stand-in for REALISTIC: 1 s instead of 3 s. A smoke run checks that every
+#: figure is measured, not its value; 1 s still outlasts the poll's first look more often
+#: than not (with the phase spread below), so the baseline still waits like a real one.
+QUICK_REALISTIC_MS = 1000
+
+
+def realistic(n: int, base_ms: int = 3000) -> Behaviour:
+    """A 3–4 s answer (``base_ms`` plus up to 1 s): a phase spread over the poll's period
+    (n × 397 ms mod 1 s), so a 1 s poll that starts with the question is not lined up with
+    the answer's end (a whole-second answer would be noticed by it at once, and flatter the
+    baseline)."""
+    return dataclasses.replace(REALISTIC, duration_ms=base_ms + (n * 397) % 1000)
 
 
 IDEAL_POLL_MS = 500.0  # a 1 s poll notices on average half a period late
 # Streams for ~2 s (about 160 characters a second), closer to the real sites.
 PACED = Behaviour(chunk_chars=24, chunk_interval_ms=150)
+#: --quick's paced answers: exactly 2 s whatever the corpus answer's length (PACED's pace
+#: makes a typical corpus answer of a kilobyte or more stream for 7 s and up, which a smoke
+#: run cannot afford three times over).
+QUICK_PACED = Behaviour(chunk_chars=24, duration_ms=2000)
 QUESTION = "How do I read files asynchronously in Python? ({n})"
 
 
@@ -96,6 +107,7 @@ async def _one(
     new_chat: bool,
     polling: bool,
     behaviour: Behaviour | None = None,
+    realistic_ms: int = 3000,
 ) -> _Sample:
     # The baseline shares the browser, the state and the session key: the same tabs.
     baseline = Bridge(
@@ -105,7 +117,7 @@ async def _one(
         flow=spec_polling_flow(),
     )
     site = fakes.chatgpt if provider == "chatgpt" else fakes.gemini
-    site.queue(behaviour or realistic(n))
+    site.queue(behaviour or realistic(n, realistic_ms))
     question = QUESTION.format(n=n)
     started = time.time()
     result: AskResult = await (baseline if polling else bridge).ask(
@@ -128,7 +140,12 @@ async def measure_asks(
     bridge: Bridge, fakes: FakeSites, *, runs: int, quick: bool = False
 ) -> tuple[list[Figure], dict[str, object]]:
     """Noticing and overhead on 3 s answers, against the spec's 1 s polling measured on the
-    same answers and against an ideal 1 s poll; then both providers at once."""
+    same answers and against an ideal 1 s poll; then both providers at once. ``quick``:
+    existing chats only, 1 s answers instead of 3 s, and paced answers cut to 2 s (every
+    figure still measured, roughly)."""
+    realistic_ms = QUICK_REALISTIC_MS if quick else 3000
+    seconds = f"{realistic_ms // 1000} s"
+    paced_answer = QUICK_PACED if quick else PACED
     figures: list[Figure] = []
     raw: dict[str, object] = {}
     fakes.chatgpt.reset()
@@ -145,10 +162,28 @@ async def measure_asks(
                 # Interleaved, so drift on a shared machine hits both the same.
                 n += 1
                 event.append(
-                    await _one(bridge, fakes, provider, n, new_chat=new_chat, polling=False)
+                    await _one(
+                        bridge,
+                        fakes,
+                        provider,
+                        n,
+                        new_chat=new_chat,
+                        polling=False,
+                        realistic_ms=realistic_ms,
+                    )
                 )
                 n += 1
-                poll.append(await _one(bridge, fakes, provider, n, new_chat=new_chat, polling=True))
+                poll.append(
+                    await _one(
+                        bridge,
+                        fakes,
+                        provider,
+                        n,
+                        new_chat=new_chat,
+                        polling=True,
+                        realistic_ms=realistic_ms,
+                    )
+                )
             for _ in range(runs if mode == "existing chat" else 0):
                 n += 1  # short answers: the single-ask time the both-at-once figure compares
                 short = await _one(
@@ -169,13 +204,13 @@ async def measure_asks(
             )
             figures.append(
                 Figure(
-                    f"{provider} {mode}: noticing vs spec 1 s polling (3 s answers)",
+                    f"{provider} {mode}: noticing vs spec 1 s polling ({seconds} answers)",
                     "ms",
                     median(notice),
                     median([s.noticing_ms for s in poll]),
                     "spec polling",
                     None,
-                    note="the same 3 s answers, interleaved",
+                    note=f"the same {seconds} answers, interleaved",
                 )
             )
             figures.append(
@@ -228,13 +263,13 @@ async def measure_asks(
     for _ in range(max(1, runs // 2)):
         for provider in PROVIDERS:
             n += 1
-            (fakes.chatgpt if provider == "chatgpt" else fakes.gemini).queue(PACED)
+            (fakes.chatgpt if provider == "chatgpt" else fakes.gemini).queue(paced_answer)
             started = time.monotonic()
             await bridge.ask(provider, QUESTION.format(n=n))
             paced[provider].append((time.monotonic() - started) * 1000)
         n += 1
-        fakes.chatgpt.queue(PACED)
-        fakes.gemini.queue(PACED)
+        fakes.chatgpt.queue(paced_answer)
+        fakes.gemini.queue(paced_answer)
         both = await bridge.ask_both(QUESTION.format(n=n))
         assert both.all_ok, both.errors
         paced["both"].append(both.wall_ms)

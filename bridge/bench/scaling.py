@@ -74,10 +74,10 @@ class Settings:
             concurrent=(1, 2),
             sizes=(1_000, 100_000),
             nodes=(100, 1_000),
-            calls=150,
+            calls=60,
             batches=1,
-            answer_ms=1_000,
-            snapshots=2,
+            answer_ms=500,
+            snapshots=1,
         )
 
 
