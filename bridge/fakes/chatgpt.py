@@ -87,6 +87,8 @@ async def _answer_stream(
     yield wire.answer_start(record.id)
     sent = ""
     for chunk in chunks(record.answer, behaviour.chunk_chars):
+        # Each chunk at the record's clock now: a test may hurry the rest (controller.hurry).
+        interval = behaviour.chunk_pause_ms(len(record.answer)) * controller.clock(record) / 1000
         if await live.pause(interval, stopped):
             return
         yield wire.append(chunk)

@@ -411,6 +411,24 @@ class SiteController:
         with self._lock:
             return self._records.get(record_id)
 
+    def hurry(self, record_id: str, time_scale: float = 0.001) -> QuestionRecord:
+        """Play the rest of an answer still being written at another clock (from its next
+        chunk on). A test can then queue an answer too long to end by itself and hurry it to
+        its end once what it waits for has happened (a page follows it, a job was returned):
+        the answer is "still streaming" by an event, not by guessing a long enough length.
+        KeyError for an unknown record; ValueError for a scale that is not positive."""
+        if not time_scale > 0:
+            raise ValueError(f"time_scale must be a positive number, not {time_scale!r}")
+        updated = self.update_record(record_id, time_scale=float(time_scale))
+        if updated is None:
+            raise KeyError(f"no question {record_id!r} on the fake {self.site}")
+        return updated
+
+    def clock(self, record: QuestionRecord) -> float:
+        """``record``'s time scale now (:meth:`hurry` may have changed it since it began)."""
+        current = self.record(record.id)
+        return (current or record).time_scale
+
     def exchange_index(self, record_id: str) -> int | None:
         """Which exchange of its conversation a question is (None: refused, not stored)."""
         with self._lock:

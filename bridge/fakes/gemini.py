@@ -142,6 +142,8 @@ async def _answer_stream(
     pieces = list(chunks(record.answer, behaviour.chunk_chars)) or [""]
     sent = ""
     for index, piece in enumerate(pieces):
+        # Each chunk at the record's clock now: a test may hurry the rest (controller.hurry).
+        interval = behaviour.chunk_pause_ms(len(record.answer)) * controller.clock(record) / 1000
         if await live.pause(interval, stopped):
             return
         sent += piece

@@ -115,8 +115,10 @@ async def _ask_long(client: Client, fakes: FakeSites, max_wait: float) -> dict[s
 async def test_a_long_answer_survives_a_killed_server(
     fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path, how: signal.Signals
 ) -> None:
-    fakes.chatgpt.time_scale = 0.1
-    fakes.chatgpt.queue(Behaviour(duration_ms=180_000))  # three site minutes: 18 s here
+    # Half an hour of site time (90 s here, fine chunks): it cannot end by itself before the
+    # new server follows it; the test hurries the rest once that server reports progress.
+    fakes.chatgpt.time_scale = 0.05
+    fakes.chatgpt.queue(Behaviour(duration_ms=1_800_000, chunk_chars=8))
     state = tmp_path / "state"
     async with stdio_server(fake_sites, state) as first:
         job = await _ask_long(first, fakes, max_wait=2)
@@ -128,6 +130,8 @@ async def test_a_long_answer_survives_a_killed_server(
 
     async def on_progress(done: float, total: float | None, message: str | None) -> None:
         progress.append(message or "")
+        if "characters so far" in (message or ""):  # the new server follows the answer
+            fakes.chatgpt.hurry(asked.id)
 
     async with stdio_server(fake_sites, state) as second:  # a new server, a new browser
         listed = (await second.call_tool("list_jobs", {})).structured_content or {}
@@ -208,9 +212,10 @@ async def test_asking_both_returns_the_fast_answer_and_a_job_for_the_slow_one(
     server: Client, fakes: FakeSites
 ) -> None:
     # ChatGPT answers at once; Gemini takes far longer than max_wait, with room for a slow
-    # machine on both sides (ChatGPT within 8 s, Gemini's 20 s well past them).
-    fakes.gemini.time_scale = 0.1
-    fakes.gemini.queue(Behaviour(duration_ms=200_000))  # 200 s of site time: 20 s here
+    # machine on both sides (ChatGPT within 8 s, Gemini's 100 s well past them: it cannot
+    # end by itself; hurried once its job was returned).
+    fakes.gemini.time_scale = 0.05
+    fakes.gemini.queue(Behaviour(duration_ms=2_000_000, chunk_chars=8))
     result = await server.call_tool(
         "ask_chatgpt_gemini_web", {"question": QUESTION, "new_chat": True, "max_wait": 8}
     )
@@ -232,6 +237,7 @@ async def test_asking_both_returns_the_fast_answer_and_a_job_for_the_slow_one(
     assert by_id[pending["job"]]["owner_alive"] is True
     assert {j["question"] for j in by_id.values()} == {QUESTION}
 
+    fakes.gemini.hurry(fakes.gemini.records[-1].id)  # the rest of it at once
     answer = await server.call_tool("get_answer", {"job": pending["job"], "wait": 50})
     assert not answer.is_error, _text(answer)
     gemini = fakes.gemini.records[-1]
