@@ -165,13 +165,15 @@ async def test_a_long_answer_survives_a_killed_server(
 async def test_an_answer_finished_while_no_server_ran_is_collected(
     fake_sites: FakeSites, fakes: FakeSites, tmp_path: Path
 ) -> None:
-    fakes.chatgpt.time_scale = 0.03
-    # About 5 s here; with a generated image, which the new server saves (docs/sites.md#outputs).
-    fakes.chatgpt.queue(Behaviour(duration_ms=180_000, image=True))
+    fakes.chatgpt.time_scale = 0.05
+    # Too long to end by itself (90 s here), hurried once its server is dead; with a generated
+    # image, which the new server saves (docs/sites.md#outputs).
+    fakes.chatgpt.queue(Behaviour(duration_ms=1_800_000, chunk_chars=8, image=True))
     state = tmp_path / "state"
     async with stdio_server(fake_sites, state) as first:
         job = await _ask_long(first, fakes, max_wait=1)
         await _kill_owner(state, job["job"])
+    fakes.chatgpt.hurry(fakes.chatgpt.records[-1].id)
     finished = await _finished(fakes.chatgpt, fakes.chatgpt.records[-1])
     async with stdio_server(fake_sites, state) as second:
         started = time.time()
