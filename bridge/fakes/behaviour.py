@@ -42,6 +42,7 @@ State = Literal[
 Locale = Literal["en", "ja", "de"]
 InputKind = Literal["prosemirror", "textarea"]
 Markup = Literal["current", "newest"]
+SendMarkup = Literal["current", "submit"]
 Length = Literal["short", "long"]
 DeepThinkOffer = Literal["offered", "absent", "disabled"]
 DownloadOutcome = Literal["ok", "refused", "forbidden"]
@@ -68,6 +69,7 @@ _STATES = (
 _LOCALES = ("en", "ja", "de")
 _INPUT_KINDS = ("prosemirror", "textarea")
 _MARKUPS = ("current", "newest")
+_SEND_MARKUPS = ("current", "submit")
 _LENGTHS = ("short", "long")
 _DEEP_THINK_OFFERS = ("offered", "absent", "disabled")
 _DOWNLOADS = ("ok", "refused", "forbidden")
@@ -133,6 +135,12 @@ class Behaviour:
     ``data-message-author-role`` [C2.3]; ``newest`` is ``data-message-role``, the markup
     seen in late September 2026 [C2.10]: a site change as the packs must absorb it
     (an override in the state directory, no release; docs/sites.md#provider-packs)."""
+    send_markup: SendMarkup = "current"
+    """ChatGPT's send button (read at page load): ``current`` is
+    ``data-testid="send-button"`` [C1.5]; ``submit`` is ``data-testid="composer-submit-button"``,
+    the test id one source selects the same slot by [C1.5: BLM]: a site change the built-in
+    pack does not know, for checking that a capture of it names the entry and proposes the
+    selector that matches (docs/captures.md)."""
     mode_sticks: bool = True
     """Whether a choice in the site's mode picker takes (read at page load). ``False`` is a
     picker whose choice does not hold (a mode the account may not use): the menu closes and
@@ -220,6 +228,7 @@ class Behaviour:
         _check_choice("locale", self.locale, _LOCALES)
         _check_choice("input_kind", self.input_kind, _INPUT_KINDS)
         _check_choice("markup", self.markup, _MARKUPS)
+        _check_choice("send_markup", self.send_markup, _SEND_MARKUPS)
         _check_choice("length", self.length, _LENGTHS)
         _check_choice("deep_think", self.deep_think, _DEEP_THINK_OFFERS)
         _check_choice("download", self.download, _DOWNLOADS)

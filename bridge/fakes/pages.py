@@ -85,6 +85,7 @@ def page_response(site: str, behaviour: Behaviour) -> Response:
         "locale": behaviour.locale,
         "inputKind": behaviour.input_kind,
         "markup": behaviour.markup,
+        "sendMarkup": behaviour.send_markup,
         "loggedOut": behaviour.state == "logged_out",
         "noRequest": behaviour.state == "no_request",
         "hydrationMs": behaviour.hydration_ms,

@@ -592,7 +592,9 @@
       button.setAttribute('aria-label', TEXT.stop);
       button.disabled = false;
     } else if (input.text) {
-      button.setAttribute('data-testid', 'send-button');
+      // Behaviour.send_markup 'submit': the slot's other test id in the evidence [C1.5: BLM].
+      button.setAttribute('data-testid',
+        config.sendMarkup === 'submit' ? 'composer-submit-button' : 'send-button');
       button.setAttribute('aria-label', TEXT.send);
       button.disabled = !input.text.trim() || uploading();
     }
