@@ -17,7 +17,7 @@ from typing import Any
 
 from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.bench.ask_bench import measure_asks
-from bridge.bench.cdp_bench import measure_cdp
+from bridge.bench.cdp_bench import THROUGHPUT_TURNS, measure_cdp
 from bridge.bench.handshake_bench import measure_handshake
 from bridge.bench.memory_bench import measure_memory, memory_curves
 from bridge.bench.page_cost import measure_page_cost
@@ -82,7 +82,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 tab = await browser.new_tab("about:blank")
                 print(f"measuring CDP ({rounds} × {calls} calls)…", file=sys.stderr, flush=True)
                 cdp_figures, profile["round_trip"] = await measure_cdp(
-                    browser, direct, tab, calls=calls, rounds=rounds
+                    browser,
+                    direct,
+                    tab,
+                    calls=calls,
+                    rounds=rounds,
+                    # quick: one throughput sample per path (each is 1000+ calls)
+                    throughput_turns=1 if args.quick else THROUGHPUT_TURNS,
                 )
                 figures += cdp_figures
                 await tab.close()

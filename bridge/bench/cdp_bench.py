@@ -18,7 +18,7 @@ from bridge.cdp.direct import DirectCdp
 from bridge.cdp.session import CdpSession
 from bridge.link.transport import Transport
 
-__all__ = ["measure_cdp"]
+__all__ = ["THROUGHPUT_TURNS", "measure_cdp"]
 
 Call = Callable[[], Awaitable[object]]
 
@@ -79,7 +79,13 @@ async def _in_extension(
 
 
 async def measure_cdp(
-    browser: Browser, direct: DirectCdp, tab: CdpSession, *, calls: int, rounds: int
+    browser: Browser,
+    direct: DirectCdp,
+    tab: CdpSession,
+    *,
+    calls: int,
+    rounds: int,
+    throughput_turns: int = THROUGHPUT_TURNS,
 ) -> tuple[list[Figure], dict[str, float]]:
     """Round trips (sequential and 50 in flight), their floor, and a full-page screenshot,
     interleaved."""
@@ -120,7 +126,7 @@ async def measure_cdp(
             for _ in range(chunk):
                 after_hop += await _in_extension(link, tab.tab_id, 1)
             back_to_back += await _in_extension(link, tab.tab_id, chunk, rounds=max(1, chunk // 20))
-        for _ in range(THROUGHPUT_TURNS):
+        for _ in range(throughput_turns):
             thr_b.append(await _throughput(via_bridge, burst, IN_FLIGHT))
             thr_d.append(await _throughput(via_direct, burst, IN_FLIGHT))
             per_call = await _in_extension(link, tab.tab_id, burst, in_flight=IN_FLIGHT)
