@@ -145,6 +145,7 @@ class Bridge:
         outputs_id: str | None = None,
         research: bool = False,
         research_answers: str | None = None,
+        flow: AskFlow | None = None,
     ) -> AskResult:
         """Ask one provider through its web UI; a typed BridgeError says what went wrong.
 
@@ -166,7 +167,9 @@ class Bridge:
         (docs/sites.md#research), turned on in the site's control and confirmed before
         anything is typed (``ResearchUnavailable``); the answer is the finished report with
         its sources, or the site's clarifying questions unless ``research_answers`` are
-        given; the default timeout is then RESEARCH_TIMEOUT_S."""
+        given; the default timeout is then RESEARCH_TIMEOUT_S. ``flow``: how this ask is
+        carried out, instead of the Bridge's own (a capture rides along an ask this way:
+        bridge.app.captures)."""
         _check_provider(provider)
         if not question.strip():
             raise ValueError("the question is empty")
@@ -207,7 +210,7 @@ class Bridge:
                             question,
                             key,
                             options,
-                            self.flow,
+                            flow or self.flow,
                             on_tab=lambda tab: self._asking.__setitem__(slot, tab),
                             attachments=attachments,
                         )

@@ -105,7 +105,10 @@ function (mode, selectors, content, maxNodes) {
     matches,
     truncated,
     lang: document.documentElement.lang || '',
+    url: location.href,
     browserLanguage: navigator.language || '',
+    // The browser's name and version only, not the whole user agent.
+    browser: (navigator.userAgent.match(/(?:HeadlessChrome|Chrome|Chromium|Edg)\/[\d.]+/) || [''])[0],
   };
 }
 )

@@ -18,7 +18,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GEMINI_ERRORS", "StreamAnswer", "chatgpt_answer", "gemini_answer"]
+__all__ = [
+    "GEMINI_ERRORS",
+    "GEMINI_PREFIX",
+    "StreamAnswer",
+    "chatgpt_answer",
+    "gemini_answer",
+    "gemini_values",
+    "sse_events",
+]
 
 
 @dataclass(frozen=True)
@@ -71,7 +79,7 @@ _ANSWER_CONTENT = ("text", "multimodal_text")
 _STREAM_KEYS = frozenset({"p", "o", "v", "message", "type", "error"})
 
 
-def _sse_events(body: str) -> list[tuple[str, str, bool]]:
+def sse_events(body: str) -> list[tuple[str, str, bool]]:
     """``(event, data, terminated)`` per server-sent event; tolerates CRLF/CR line ends and
     ``data:`` with or without its space (the SSE rules). ``terminated`` is False for a last
     event the body cut off before its blank line."""
@@ -396,7 +404,7 @@ def chatgpt_answer(body: str) -> StreamAnswer | None:
     """
     try:
         reader = _ChatGPTReader()
-        for name, data, terminated in _sse_events(body):
+        for name, data, terminated in sse_events(body):
             try:
                 reader.event(name, data, terminated)
             except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
@@ -408,7 +416,7 @@ def chatgpt_answer(body: str) -> StreamAnswer | None:
 
 # -- Gemini ---------------------------------------------------------------------------------
 
-_GEMINI_PREFIX = ")]}'"
+GEMINI_PREFIX = ")]}'"
 _LENGTH = re.compile(r"\d+")
 _NON_SPACE = re.compile(r"\S")
 _DECODER = json.JSONDecoder()
@@ -433,7 +441,7 @@ def _after_units(text: str, start: int, units: int) -> int | None:
     return end if cut[-1] == text[end - 1] else None
 
 
-def _gemini_values(content: str) -> list[Any]:
+def gemini_values(content: str) -> list[Any]:
     """The JSON values of the frames in ``content`` (the body after ``)]}'``).
 
     A frame is ``<n>\\n<json>\\n`` where n counts the UTF-16 code units after the digits,
@@ -582,10 +590,10 @@ def gemini_answer(body: str) -> StreamAnswer | None:
     """
     try:
         stripped = body.lstrip()
-        if not stripped.startswith(_GEMINI_PREFIX):
+        if not stripped.startswith(GEMINI_PREFIX):
             return None
         reader = _GeminiReader()
-        for value in _gemini_values(stripped[len(_GEMINI_PREFIX) :]):
+        for value in gemini_values(stripped[len(GEMINI_PREFIX) :]):
             parts = value if isinstance(value, list) else [value]
             for part in parts:
                 try:

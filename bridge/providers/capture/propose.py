@@ -166,17 +166,43 @@ def _quoted(value: str) -> str:
     return json.dumps(value)  # a CSS string: double quotes, backslash escapes
 
 
+def _stable(value: str | None) -> bool:
+    return bool(value) and value != ":id" and not looks_like_id(str(value))
+
+
+def _edited(node: Node, compound: Compound) -> str | None:
+    """The entry's own selector with the element's values in it (``div#prompt-input[…]`` →
+    ``div#prompt-textarea[…]``): the smallest change a person would make. None when the
+    element keeps none of the selector's parts."""
+    attrs: Mapping[str, str] = node["attrs"]
+    parts = []
+    if compound.id and _stable(attrs.get("id")) and re.fullmatch(r"[A-Za-z][-\w]*", attrs["id"]):
+        parts.append(f"#{attrs['id']}")
+    classes = set(attrs.get("class", "").split())
+    parts += [f".{c}" for c in compound.classes if c in classes]
+    for name, value in compound.attributes:
+        if name not in attrs:
+            continue
+        if value is None:
+            parts.append(f"[{name}]")
+        elif _stable(attrs[name]) and not set(attrs[name]) <= {"x"}:
+            parts.append(f"[{name}={_quoted(attrs[name])}]")
+    if not parts:
+        return None
+    return str(node["tag"]) + "".join(parts)
+
+
 def selectors_for(node: Node, css: Sequence[str] = ()) -> list[str]:
-    """Selectors for one element from its stable attributes, best first: the attributes the
-    entry's own selectors used, then a test id, an id that is no generated one, the
-    aria-label, stable classes."""
+    """Selectors for one element, best first: the entry's own selectors with the element's
+    values in them, then selectors from its stable attributes: the ones the entry used, a
+    test id, an id that is no generated one, the aria-label, stable classes."""
     tag = str(node["tag"])
     attrs: Mapping[str, str] = node["attrs"]
-    out: list[str] = []
+    out: list[str] = [e for c in css if (e := _edited(node, subject(c))) is not None]
     used = [name for c in css for name, _ in subject(c).attributes]
     for name in [*used, "data-testid", "data-test-id"]:
         value = attrs.get(name)
-        if value and value != ":id" and not looks_like_id(value):
+        if value and _stable(value) and not set(value) <= {"x"}:
             out.append(f"{tag}[{name}={_quoted(value)}]")
     ident = attrs.get("id")
     if ident and ident != ":id" and re.fullmatch(r"[A-Za-z][-A-Za-z0-9_]*", ident):

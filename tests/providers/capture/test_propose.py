@@ -66,3 +66,9 @@ def test_selectors_use_the_entrys_own_attributes_first_then_stable_ones() -> Non
 def test_a_placeholder_or_an_id_is_never_proposed() -> None:
     node = _node(0, "button", {"aria-label": "xxxxxxx", "data-testid": ":id", "id": ":id"})
     assert selectors_for(node) == []
+
+
+def test_the_first_proposal_is_the_entrys_selector_with_the_elements_values() -> None:
+    node = _node(0, "div", {"id": "prompt-textarea", "contenteditable": "true", "role": "textbox"})
+    proposals = selectors_for(node, ['div#prompt-input[contenteditable="true"]:not([hidden])'])
+    assert proposals[0] == 'div#prompt-textarea[contenteditable="true"]'
