@@ -50,6 +50,7 @@ from bridge.app.runtime import (
     options_from_args,
     start_error,
 )
+from bridge.cli import capture as capture_command
 from bridge.cli import doctor
 from bridge.cli import snapshot as snapshot_command
 from bridge.cli import token as token_command
@@ -660,6 +661,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     doctor.add_arguments(doc)
     add_runtime_arguments(doc)
+    capture_command.add_arguments(
+        sub.add_parser(
+            "capture",
+            help="show a site capture, or compare two (docs/captures.md)",
+            description="Show what a capture (bridge doctor --live --capture DIR) kept, or "
+            "list the differences that matter to bridge between two captures.",
+        )
+    )
     snapshot_command.add_arguments(
         sub.add_parser(
             "snapshot",
@@ -685,6 +694,8 @@ def main(argv: list[str] | None = None) -> int:
         return doctor.run(args)
     if args.command == "token":
         return token_command.run(args)
+    if args.command == "capture":
+        return capture_command.run(args)
     runners: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {
         "ask": _ask_demo if args.command == "ask" and args.demo else _ask_main,
         "relay": _relay_main,

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from bridge.app.captures import take_capture, write_capture
 from bridge.app.launcher import find_browser
 from bridge.app.runtime import Runtime, options_from_args
 from bridge.errors import BridgeError
@@ -48,6 +49,7 @@ from bridge.link.trust_root import (
 )
 from bridge.logs import log_file_from
 from bridge.providers.ask_script import provider_page
+from bridge.providers.capture.review import review
 from bridge.providers.pack import PackError, load_pack, override_path
 from bridge.store.state import default_state_dir
 from bridge.wire.claude import CLAUDE_ALLOWED_ORIGIN, CLAUDE_EXTENSION_ID
@@ -431,11 +433,17 @@ async def check_extension_and_sites(
                 Check("sites", None, "not checked", "run with --live for a tiny ask to each site")
             )
             return checks
+        capture_dir = getattr(args, "capture", None)
         for provider in PROVIDERS:
             page = await _page_check(runtime, provider)
             checks.append(page)
-            if page.ok:
+            if not page.ok:
+                continue
+            if capture_dir is None:
                 checks.append(await _ask_check(runtime, provider))
+            else:
+                versions = {"extension": link.hello.extension_version}
+                checks.append(await _capture_check(runtime, provider, Path(capture_dir), versions))
         return checks
     finally:
         await runtime.stop()
@@ -482,6 +490,47 @@ async def _ask_check(runtime: Runtime, provider: str) -> Check:
     )
 
 
+async def _capture_check(
+    runtime: Runtime, provider: str, folder: Path, versions: Mapping[str, str]
+) -> Check:
+    """The tiny ask with a capture riding along (docs/captures.md): written to ``folder``
+    whether the ask answered or not (a failed ask is when a capture matters most), and
+    reviewed on the terminal so the person sees what it kept."""
+    capture, result, error = await take_capture(
+        runtime.bridge,
+        provider,  # type: ignore[arg-type]
+        session_key=DOCTOR_KEY,
+        new_chat=False,
+        versions=versions,
+    )
+    try:
+        path = write_capture(folder, capture)
+    except OSError as exc:
+        return Check(
+            f"{provider} capture",
+            False,
+            f"cannot write {folder}: {exc}",
+            "pass a folder you can write to --capture",
+        )
+    _REVIEWS.append(review(capture, path))
+    if error is not None:
+        fix = REMEDIES.get(error.code, "run with --json and look at the debug dump it names")
+        return Check(
+            provider,
+            False,
+            f"[{error.code}] {error}; the page as it was is captured in {path}",
+            fix.format(provider=provider) + f"; to report a changed site, share {path} "
+            "(docs/captures.md#contributing-a-capture)",
+        )
+    assert result is not None
+    answer = result.answer.strip().replace("\n", " ")
+    return Check(provider, True, f"answered {answer[:40]!r}; captured in {path}")
+
+
+#: The reviews of the captures this run wrote, printed after the checks.
+_REVIEWS: list[str] = []
+
+
 async def run_checks(args: argparse.Namespace) -> list[Check]:
     checks = [
         check_browser(args.browser_path, getattr(args, "channel", None)),
@@ -502,6 +551,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--live", action="store_true", help="also ask each site a tiny question")
     parser.add_argument("--json", action="store_true", help="print the checks as JSON")
     parser.add_argument(
+        "--capture",
+        metavar="DIR",
+        default=None,
+        help="with --live: also capture what bridge relies on in each site (structure, the "
+        "answer request's framing, completion signals; no conversation text) to "
+        "DIR/<provider>.json, and print what was kept (docs/captures.md)",
+    )
+    parser.add_argument(
         "--connect-timeout",
         type=float,
         default=15.0,
@@ -520,12 +577,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "capture", None) is not None and not args.live:
+        print("error: --capture needs --live: a capture rides along the tiny ask", file=sys.stderr)
+        return 2
     with contextlib.suppress(KeyboardInterrupt):
+        _REVIEWS.clear()
         checks = asyncio.run(run_checks(args))
         if args.json:
             print(json.dumps([asdict(c) for c in checks], indent=2, ensure_ascii=False))
         else:
             print(render(checks))
+        for text in _REVIEWS:  # stderr under --json, so standard output stays JSON
+            print("\n" + text, file=sys.stderr if args.json else sys.stdout)
         status = 1 if any(c.ok is False for c in checks) else 0
         if getattr(args, "bundle", None) is not None:
             status = max(status, _bundle(args, checks))

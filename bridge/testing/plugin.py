@@ -145,6 +145,16 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         help="like --bridge-allow-path, one per line, relative to the ini file",
     )
     group.addoption(
+        "--bridge-capture",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="check bridge against the captures (docs/captures.md) in DIR, or one capture file: "
+        "the packs' selectors, the stream parsers and the completion detectors, no network; "
+        "without test paths only the captures run; repeatable",
+    )
+    group.addoption(
         "--bridge-playwright",
         action="store_true",
         help="pytest-playwright's browser/context/page fixtures connect through bridge "
@@ -205,6 +215,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if not config.pluginmanager.has_plugin("bridge-scenarios"):
         config.pluginmanager.register(scenario_plugin, "bridge-scenarios")
+    # Captures of the sites (captures/*.json, --bridge-capture DIR) as tests.
+    from bridge.testing import captures as capture_plugin
+
+    if not config.pluginmanager.has_plugin("bridge-captures"):
+        config.pluginmanager.register(capture_plugin, "bridge-captures")
     if config.getoption("--bridge-playwright") or config.getoption("--bridge-cdp-url"):
         _register_playwright_bridge(config)
     _check_browser_options(config)

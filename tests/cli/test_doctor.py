@@ -353,3 +353,48 @@ async def test_a_running_claude_extension_host_is_counted(fresh_runtime: Path) -
         live.close()
     assert found.ok is True
     assert found.detail.endswith(", 0 native host(s) running, 1 Claude extension host(s) running")
+
+
+@pytest.mark.e2e
+async def test_live_capture_writes_one_reviewed_file_per_site_without_the_answer(
+    tmp_path: Path, fake_sites: FakeSites
+) -> None:
+    """``bridge doctor --live --capture DIR`` as a person runs it (docs/captures.md): one
+    private file per site, what each kept printed for review, and no conversation text."""
+    fake_sites.chatgpt.reset()
+    fake_sites.gemini.reset()
+    marker = "ZEBRAMARKER0193"
+    for site in (fake_sites.chatgpt, fake_sites.gemini):
+        site.queue(Behaviour(answer=f"OK. {marker} is the marker of this answer."))
+    chrome_args = [f"--chrome-arg={arg}" for arg in fake_sites.chromium_args()]
+    folder = tmp_path / "captures"
+    code, out, err = await _doctor(
+        "--launch",
+        "--headless",
+        "--isolated",
+        "--live",
+        "--capture",
+        str(folder),
+        "--state-dir",
+        str(tmp_path / "state"),
+        *chrome_args,
+        env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
+    )
+    assert code == 0, (out, err[-2000:])
+    for provider in ("chatgpt", "gemini"):
+        path = folder / f"{provider}.json"
+        assert path.stat().st_mode & 0o777 == 0o600
+        text = path.read_text(encoding="utf-8")
+        assert marker not in text and "single word" not in text
+        capture = json.loads(text)
+        assert capture["provider"] == provider and capture["ask"]["outcome"] == "answered"
+        assert f"{provider} capture: {path}" in out
+        assert f"ok    {provider} " in out and f"captured in {path}" in out
+    assert "kept verbatim" in out and "'Send prompt'" in out, out
+    assert "nothing was sent anywhere" in out
+
+
+async def test_capture_without_live_is_refused_with_the_reason(tmp_path: Path) -> None:
+    code, _, err = await _doctor("--capture", str(tmp_path))
+    assert code == 2 and "--capture needs --live" in err
+    assert not any(tmp_path.iterdir())

@@ -62,6 +62,7 @@ def test_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
         "--bridge-allow-path",
         "--bridge-channel",
         "--bridge-load-extension",
+        "--bridge-capture",
     ):
         result.stdout.fnmatch_lines(["bridge: real Chrome*", f"*{option}*"])
 

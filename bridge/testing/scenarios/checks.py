@@ -117,6 +117,11 @@ def evaluate(scenario: Scenario, outcome: ScenarioOutcome) -> list[Check]:
             checks.extend(_expect_checks(provider, result, expect, outcome))
             if result.fake is not None:
                 checks.extend(_fake_checks(provider, result))
+        if result.capture is not None:
+            # docs/captures.md: bridge reads the page as the capture shows it.
+            failed = [f.line() for f in result.capture_findings if not f.ok]
+            seen = failed or "every check passed"
+            checks.append(Check("capture", not failed, seen, "every check passed", provider))
     return checks
 
 

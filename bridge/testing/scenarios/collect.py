@@ -16,21 +16,24 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Coroutine, Generator, Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 import pytest_asyncio
 
+from bridge.app.captures import write_capture
+from bridge.testing.captures import capture_shaped
 from bridge.testing.scenarios.allure_results import allure_enabled, attach_evidence, record
 from bridge.testing.scenarios.checks import Check, evaluate, failure_message
 from bridge.testing.scenarios.evidence import Evidence, capture_evidence
 from bridge.testing.scenarios.loader import ScenarioFileError, parse_scenario_file
 from bridge.testing.scenarios.model import Scenario
 from bridge.testing.scenarios.outcome import ScenarioOutcome
-from bridge.testing.scenarios.report_keeper import ReportKeeper, build_record
+from bridge.testing.scenarios.report_keeper import ReportKeeper, build_record, reports_dir
 from bridge.testing.scenarios.runner import run_scenario
+from bridge.testing.session_loop import run_on
 
 __all__ = ["ScenarioFile", "ScenarioItem", "bridge_scenario_loop"]
 
@@ -88,6 +91,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
     if file_path.suffix != ".json":
+        return None
+    if capture_shaped(file_path):  # a capture, even when named: bridge.testing.captures's
         return None
     # Asked for by name or by configuration: a scenario file, and if it is wrong, say so.
     if parent.session.isinitpath(file_path) or _in_configured_paths(parent.config, file_path):
@@ -252,19 +257,23 @@ def _scenario_test(
         bridge = request.getfixturevalue("bridge")
     loop = bridge_scenario_loop
     try:
-        outcome = _run_on(loop, run_scenario(scenario, bridge, fakes, live=live))
+        outcome = run_on(loop, run_scenario(scenario, bridge, fakes, live=live))
     except Exception:
         # A bug in bridge rather than an answer that failed its checks: the tabs show it too.
         if bridge is not None:
-            item.stash[EVIDENCE] = _run_on(loop, capture_evidence(bridge, scenario.providers))
+            item.stash[EVIDENCE] = run_on(loop, capture_evidence(bridge, scenario.providers))
         raise
+    for provider, result in outcome.providers.items():
+        if result.capture is not None:  # docs/captures.md: kept for comparing later runs
+            folder = reports_dir(config) / "captures"
+            write_capture(folder, result.capture, name=f"{scenario.id}-{provider}")
     checks = evaluate(scenario, outcome)
     item.stash[RESULT] = (outcome, checks)
     passed = all(c.passed for c in checks)
     if not passed and bridge is not None:
         # Captured once, for the report (its HTML page shows it) and Allure alike; only a
         # failure pays for it.
-        item.stash[EVIDENCE] = _run_on(loop, capture_evidence(bridge, scenario.providers))
+        item.stash[EVIDENCE] = run_on(loop, capture_evidence(bridge, scenario.providers))
     if allure_enabled(config):
         record(scenario, outcome, checks)
         attach_evidence(item.stash.get(EVIDENCE, []))
@@ -291,19 +300,6 @@ def _skip_when_logged_out(
                 reasons.append(reason)
     if reasons:
         pytest.skip(" ".join(dict.fromkeys(reasons)))
-
-
-def _run_on(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` on the (idle) session loop; on Ctrl-C, cancel it and let it clean up."""
-    task = loop.create_task(coro)
-    try:
-        return loop.run_until_complete(task)
-    except BaseException:
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                loop.run_until_complete(task)
-        raise
 
 
 def _evidence_of(item: pytest.Item) -> list[Evidence]:

@@ -456,6 +456,9 @@ class AskSettings(_Model):
     """Deep Research (docs/sites.md#research): the report with its sources is the answer."""
     research_answers: Text | None = None
     """The answers to the site's clarifying questions, sent only if it asks them."""
+    capture: Flag = False
+    """A capture rides along the ask (docs/captures.md): written next to the run's report
+    and checked at once against the pack, the parser and the detector (one provider)."""
 
 
 class FakeSite(_Model):
@@ -570,6 +573,9 @@ class Scenario(_Model):
         if ask.deep_think and info.data.get("provider", "chatgpt") == "chatgpt":
             message = "is Gemini's Deep Think: needs provider gemini or both"
             fail_at("Scenario", [(("deepThink",), message)])
+        if ask.capture and info.data.get("provider") == "both":
+            message = "captures one site's ask: needs provider chatgpt or gemini"
+            fail_at("Scenario", [(("capture",), message)])
         return ask
 
     @field_validator("fake")

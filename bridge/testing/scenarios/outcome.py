@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from bridge.providers.capture.findings import Finding
 from bridge.providers.results import AskResult, Progress, Provider
 
 __all__ = [
@@ -84,6 +85,9 @@ class ProviderOutcome:
     error_message: str | None = None
     steps: list[StepMark] = field(default_factory=list)
     fake: FakeEvidence | None = None
+    #: With ``ask.capture``: the capture (docs/captures.md) and what its check found.
+    capture: dict[str, Any] | None = None
+    capture_findings: list[Finding] = field(default_factory=list)
 
     @property
     def answered(self) -> bool:

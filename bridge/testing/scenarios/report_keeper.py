@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from bridge.testing.captures import CAPTURE_ITEM
 from bridge.testing.scenarios.checks import Check
 from bridge.testing.scenarios.evidence import Evidence, evidence_record
 from bridge.testing.scenarios.model import Scenario
@@ -62,7 +63,14 @@ def _message(report: pytest.TestReport) -> str | None:
 
 
 def _is_scenario_nodeid(nodeid: str) -> bool:
-    return ".json::" in nodeid
+    return ".json::" in nodeid and f"::{CAPTURE_ITEM}[" not in nodeid
+
+
+def reports_dir(config: pytest.Config) -> Path:
+    """Where this run's reports go: ``--bridge-reports``, ``$BRIDGE_REPORTS_DIR``, or
+    ``reports/`` under the rootdir (captures of capture scenarios go in its ``captures/``)."""
+    configured = config.getoption("--bridge-reports", None) or os.environ.get("BRIDGE_REPORTS_DIR")
+    return Path(configured) if configured else config.rootpath / "reports"
 
 
 class ReportKeeper:
@@ -75,11 +83,7 @@ class ReportKeeper:
 
     def _ensure(self) -> RunReport:
         if self.report is None:
-            configured = self.config.getoption("--bridge-reports", None) or os.environ.get(
-                "BRIDGE_REPORTS_DIR"
-            )
-            directory = Path(configured) if configured else self.config.rootpath / "reports"
-            path = reserve_report_path(directory, datetime.now(UTC))
+            path = reserve_report_path(reports_dir(self.config), datetime.now(UTC))
             self.report = RunReport(path, self._meta())
             self.report.planned = self.planned
         return self.report

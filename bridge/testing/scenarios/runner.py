@@ -22,6 +22,9 @@ from bridge.app.facade import Bridge
 from bridge.cdp.browser import Browser
 from bridge.errors import BridgeError
 from bridge.link.relay import Relay
+from bridge.providers.capture.check import check_capture
+from bridge.providers.capture.matching import capture_matcher
+from bridge.providers.capture.take import CaptureRecorder
 from bridge.providers.results import PROVIDERS, Progress, Provider
 from bridge.providers.specs import provider_spec
 from bridge.testing.scenarios.model import Scenario, render_question, template_variables
@@ -189,10 +192,16 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
         )
         for provider, result in both.results.items():
             outcome.providers[provider].result = result
-        for provider, error in both.errors.items():
-            _set_error(outcome.providers[provider], error)
+        for provider, refused in both.errors.items():
+            _set_error(outcome.providers[provider], refused)
         return
     provider = scenario.providers[0]
+    recorder = None
+    if ask.capture:  # docs/captures.md: the capture rides along this ask
+        spec = provider_spec(provider, bridge.store.root)
+        recorder = CaptureRecorder(spec, source="live" if outcome.live else "fake")
+        where["flow"] = recorder.flow(bridge.flow)
+    error: BridgeError | None = None
     try:
         outcome.providers[provider].result = await bridge.ask(
             provider,
@@ -204,7 +213,26 @@ async def _ask(bridge: Bridge, scenario: Scenario, outcome: ScenarioOutcome) -> 
             **where,
         )
     except BridgeError as exc:
+        error = exc
         _set_error(outcome.providers[provider], exc)
+    if recorder is not None:
+        await _check_capture(bridge, recorder, outcome, provider, error)
+
+
+async def _check_capture(
+    bridge: Bridge,
+    recorder: CaptureRecorder,
+    outcome: ScenarioOutcome,
+    provider: Provider,
+    error: BridgeError | None,
+) -> None:
+    """The ask's capture, and its check against bridge as it is (a capture scenario's
+    checks include it: bridge.testing.scenarios.checks)."""
+    result = outcome.providers[provider]
+    capture = recorder.build(outcome.question, result.result, error)
+    result.capture = capture
+    async with capture_matcher(bridge.browser) as matcher:
+        result.capture_findings = await check_capture(capture, recorder.spec, matcher)
 
 
 def _set_error(outcome: ProviderOutcome, error: BridgeError) -> None:
