@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from bridge.providers.capture.dom import Node, shape
+from bridge.providers.capture.dom import Node, describe, shape
 from bridge.providers.capture.findings import Finding
 from bridge.providers.capture.propose import LABELS, candidates, selectors_for
 from bridge.providers.capture.signals import check_signals
@@ -61,24 +61,6 @@ def pack_labels(spec: ProviderSpec) -> dict[str, list[str]]:
                 found.extend(t for values in texts.texts.values() for t in values)
         out[entry] = found
     return out
-
-
-def _where(shape: Mapping[str, Any]) -> str:
-    """``button[data-testid=send-button] in form > div#composer-background``."""
-
-    def brief(part: Mapping[str, Any]) -> str:
-        text = str(part.get("tag"))
-        if part.get("id"):
-            text += f"#{part['id']}"
-        if part.get("testid"):
-            text += f"[data-testid={part['testid']}]"
-        if part.get("aria_label"):
-            text += f"[aria-label={part['aria_label']}]"
-        return text
-
-    ancestors = list(shape.get("ancestors") or [])[:3]
-    chain = " < ".join(brief(a) for a in ancestors)
-    return brief(shape) + (f" in {chain}" if chain else "")
 
 
 async def check_selectors(
@@ -128,7 +110,7 @@ async def check_selectors(
             if hit is not None:
                 found = matches[hit]
                 assert isinstance(found, list)
-                detail = _where(shape(nodes, found[0]))
+                detail = describe(shape(nodes, found[0]))
                 findings.append(
                     Finding(
                         "selectors",
@@ -172,7 +154,7 @@ async def _failure(
                     subject,
                     False,
                     f"{message}. In this capture it is most likely "
-                    f"{_where(shape(nodes, index))}: {css} matches it"
+                    f"{describe(shape(nodes, index))}: {css} matches it"
                     + (f" and {len(found) - 1} more" if len(found) > 1 else "")
                     + f". Override (docs/sites.md#provider-packs): {json.dumps(override)}",
                     proposal=override,

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bridge.providers.capture.check import EXPECTED
+from bridge.providers.capture.dom import describe
 from bridge.providers.capture.findings import Finding
 from bridge.providers.capture.streams import event_shape
 
@@ -35,18 +36,7 @@ def _first_match(rows: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
 def _shape_text(row: Mapping[str, Any] | None) -> str:
     if row is None:
         return "nothing matched"
-    first = row.get("first") or {}
-    text = str(first.get("tag"))
-    if first.get("testid"):
-        text += f"[testid={first['testid']}]"
-    if first.get("role"):
-        text += f"[role={first['role']}]"
-    if first.get("aria_label"):
-        text += f"[aria-label={first['aria_label']}]"
-    ancestors = [a.get("tag") for a in (first.get("ancestors") or [])[:_ANCESTORS]]
-    if ancestors:
-        text += " in " + " < ".join(str(a) for a in ancestors)
-    return f"{text} (by {row.get('css')})"
+    return f"{describe(row.get('first') or {})} (by {row.get('css')})"
 
 
 def _shape_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:

@@ -36,6 +36,7 @@ __all__ = [
     "UI_TEXT_ATTRIBUTES",
     "Node",
     "content_selectors",
+    "describe",
     "entry_matches",
     "sanitize_nodes",
     "shape",
@@ -216,6 +217,26 @@ def shape(nodes: Sequence[Node], index: int, depth: int = 4) -> dict[str, Any]:
         "classes": brief["classes"],
         "ancestors": ancestors,
     }
+
+
+def describe(shape: Mapping[str, Any]) -> str:
+    """A Shape in one line, as a person reads a selector: ``button#composer-submit-button
+    [data-testid=…][aria-label=…] in div < div#composer-background < form``."""
+
+    def brief(part: Mapping[str, Any]) -> str:
+        text = str(part.get("tag"))
+        if part.get("id"):
+            text += f"#{part['id']}"
+        if part.get("testid"):
+            text += f"[data-testid={part['testid']}]"
+        if part.get("role"):
+            text += f"[role={part['role']}]"
+        if part.get("aria_label"):
+            text += f"[aria-label={part['aria_label']}]"
+        return text
+
+    chain = " < ".join(brief(a) for a in list(shape.get("ancestors") or [])[:3])
+    return brief(shape) + (f" in {chain}" if chain else "")
 
 
 def entry_matches(

@@ -153,38 +153,18 @@ def check_signals(
     }
     endings = _ENDINGS.get(provider) or tuple(k for k in SIGNAL_SOURCES if k.startswith("has_"))
     never = [key for key in endings if key not in seen]
+    subject = f"signal {never[0]}" if never else "signals"
+    missing = f"never seen: {', '.join(never) or 'nothing missing'}"
+    if never and never[0] in SIGNAL_SOURCES:
+        missing += (
+            f"; it comes from {SIGNAL_SOURCES[never[0]]}: check that entry against the capture"
+        )
     if final is not None and final.phase is Phase.DONE:
         # Done, but only by a fallback (a stop button gone, text that stopped changing):
         # bridge still answers, later and less surely; the signal meant to end it is lost.
-        subject = f"signal {never[0]}" if never else "signals"
-        fix = (
-            f"; it comes from {SIGNAL_SOURCES[never[0]]}"
-            if never and never[0] in SIGNAL_SOURCES
-            else ""
-        )
-        return [
-            Finding(
-                "signals",
-                subject,
-                False,
-                f"the detector decides done only by a fallback ({final.reason}, "
-                f"{verdicts[-1][0]:.2f} s after the send); never seen: "
-                f"{', '.join(never) or 'nothing missing'}{fix}",
-            )
-        ]
-    state = f"{final.phase.value} ({final.reason})" if final is not None else "no verdict"
-    subject = f"signal {never[0]}" if never else "signals"
-    fix = (
-        f"; it comes from {SIGNAL_SOURCES[never[0]]}: check that entry against the capture"
-        if never and never[0] in SIGNAL_SOURCES
-        else ""
-    )
-    return [
-        Finding(
-            "signals",
-            subject,
-            False,
-            f"the detector never decides done on the captured signals: last verdict {state}; "
-            f"never seen: {', '.join(never) or 'nothing missing'}{fix}",
-        )
-    ]
+        at = verdicts[-1][0]
+        said = f"decides done only by a fallback ({final.reason}, {at:.2f} s after the send)"
+    else:
+        state = f"{final.phase.value} ({final.reason})" if final is not None else "no verdict"
+        said = f"never decides done on the captured signals: last verdict {state}"
+    return [Finding("signals", subject, False, f"the detector {said}; {missing}")]
