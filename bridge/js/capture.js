@@ -11,11 +11,13 @@
 // 'match': the same selectors against a capture rebuilt as a document (matching.py), where
 // every element carries its index in data-bridge-i.
 //
+// 'browser': the browser's name and full version, for the capture's versions.
+//
 // Called with Runtime.callFunctionOn in an isolated world: the page's own scripts cannot
 // change what it reports (querySelectorAll and the DOM getters are the world's own).
 (
 /**
- * @param {'capture' | 'match'} mode
+ * @param {'capture' | 'match' | 'browser'} mode
  * @param {string[]} selectors the CSS selectors whose matches are wanted
  * @param {string[]} content selectors of the regions that hold the person's content
  * @param {number} maxNodes at most this many elements are reported ('truncated' says so)
@@ -35,6 +37,22 @@ function (mode, selectors, content, maxNodes) {
       return String(error instanceof Error ? error.message : error);
     }
   };
+
+  if (mode === 'browser') {
+    // The browser's full version (the user agent string says only "156.0.0.0" since Chrome
+    // reduced it): its brands and versions, nothing else of the machine.
+    /** @type {any} */
+    const data = /** @type {any} */ (navigator).userAgentData;
+    if (!data || typeof data.getHighEntropyValues !== 'function') return Promise.resolve({ browser: '' });
+    return data.getHighEntropyValues(['fullVersionList']).then(
+      /** @param {{fullVersionList?: Array<{brand: string, version: string}>}} values */
+      (values) => {
+        const list = values.fullVersionList || [];
+        const found = list.find((b) => /Chrom|Edge/.test(b.brand)) || list[0];
+        return { browser: found ? `${found.brand}/${found.version}` : '' };
+      },
+      () => ({ browser: '' }));
+  }
 
   if (mode === 'match') {
     /** @type {Record<string, number[] | string>} */

@@ -43,6 +43,7 @@ async def call_capture(
         "executionContextId": world["executionContextId"],
         "arguments": [{"value": a} for a in (mode, list(selectors), list(content), max_nodes)],
         "returnByValue": True,
+        "awaitPromise": mode == "browser",
     }
     result = await tab.send("Runtime.callFunctionOn", params)
     details = result.get("exceptionDetails")

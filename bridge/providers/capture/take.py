@@ -108,6 +108,11 @@ class CaptureRecorder:
         self.ctx = ctx
         if "ready" not in self.pages and "ready" not in self.missing:
             await self.take(ctx, "ready")
+            try:
+                found = await call_capture(ctx.tab, "browser", ())
+                self.browser_version = str(found.get("browser") or "")
+            except BridgeError as exc:
+                log.debug("capture: the browser's version: %s", exc)
 
     async def _before_send(self, ctx: AskContext) -> None:
         if self.sent_at is not None:
@@ -247,7 +252,7 @@ class CaptureRecorder:
                 "nodes": nodes,
                 "entries": entry_matches(self.selectors, raw.get("matches", {}), nodes),
             }
-            self.browser_version = str(raw.get("browser") or self.browser_version)
+            self.browser_version = self.browser_version or str(raw.get("browser") or "")
             url = url_shape(str(raw.get("url") or "")) if raw.get("url") else url
             lang = str(raw.get("lang") or lang)
             browser_language = str(raw.get("browserLanguage") or browser_language)

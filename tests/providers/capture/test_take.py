@@ -5,6 +5,7 @@ the check of that capture against the pack, the parser and the detector."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -50,6 +51,9 @@ async def test_a_capture_of_a_fake_has_every_phase_and_no_conversation_text(
         assert marker.casefold() not in text.casefold(), marker
     assert set(capture["phases"]) == {"ready", "typed", "answering", "done"}, capture["missing"]
     assert capture["phases"]["answering"]["during_answer"] is True
+    # The browser's full version, not the user agent's reduced "156.0.0.0".
+    assert re.fullmatch(r"[A-Za-z ]+/\d+\.\d+\.\d+\.\d+", capture["versions"]["browser"])
+    assert not capture["versions"]["browser"].endswith(".0.0.0")
     done = capture["phases"]["done"]["entries"]
     assert any(row["count"] for row in done["assistant_message"])
     typed = capture["phases"]["typed"]["entries"]
