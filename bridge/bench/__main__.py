@@ -17,6 +17,7 @@ from typing import Any
 
 from bridge.app.runtime import Runtime, RuntimeOptions
 from bridge.bench.ask_bench import measure_asks
+from bridge.bench.capture_bench import measure_capture
 from bridge.bench.cdp_bench import THROUGHPUT_TURNS, measure_cdp
 from bridge.bench.handshake_bench import measure_handshake
 from bridge.bench.memory_bench import measure_memory, memory_curves
@@ -97,6 +98,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 runtime.bridge, fakes, runs=runs, quick=args.quick
             )
             figures += ask_figures
+            print("measuring what a capture costs an ask…", file=sys.stderr, flush=True)
+            capture_figures, profile["capture"] = await measure_capture(
+                runtime.bridge, fakes, runs=runs
+            )
+            figures += capture_figures
             print("measuring page cost…", file=sys.stderr, flush=True)
             page_figures, profile["page_cost"] = await measure_page_cost(
                 runtime,

@@ -46,6 +46,8 @@ async def test_quick_benchmark_writes_a_complete_report(tmp_path: Path) -> None:
         "MCP server RSS, 3 attached tabs",
         "MCP server RSS growth per ask",
         "extension SW heap after 6 asks",
+        "chatgpt: ask with a capture riding along",
+        "gemini: ask with a capture riding along",
     ):
         assert expected in names
     assert any("noticing vs spec 1 s polling" in n for n in names)

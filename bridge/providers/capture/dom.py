@@ -8,8 +8,10 @@ What is kept is decided here, so it is tested without a browser:
   classes;
 - ``aria-label``, ``title``, ``placeholder`` and ``mattooltip`` are UI text where they label a
   control of the page: kept verbatim only outside the person's content, outside lists and the
-  navigation (where a label may be a conversation's title), when short, and never when they
-  share text with the question or the answer; everything kept verbatim is listed for review;
+  navigation (where a label may be a conversation's title), when short, never when they share
+  text with the question or the answer, and never when they hold an e-mail address or a phone
+  number (an account button's label names its owner); everything kept verbatim is listed
+  for review;
 - ids and id-like values become ``:id``; URLs keep their shape; other attribute values are
   kept only when token-shaped (``send-button``, ``true``, ``radix-:r3:``), else replaced by a
   placeholder of their length; inline styles keep only their custom property names (a pack
@@ -96,6 +98,9 @@ _STRUCTURAL = frozenset(
     }
 )
 _TOKEN = re.compile(r"^[A-Za-z0-9_.:/+#-]{0,64}$")
+#: What makes a label the person's, wherever it stands: an e-mail address (Google's account
+#: button says "Google Account: <name> (<address>)"), a phone number.
+_PERSONAL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\+?\d[\d ()./-]{7,}\d")
 _CUSTOM_PROPERTY = re.compile(r"--[A-Za-z0-9_-]+")
 _TAG = re.compile(r"^[a-z][a-z0-9-]*$")
 _ATTRIBUTE_NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_.:-]*$")
@@ -133,7 +138,8 @@ def _attribute(
         return None
     if lowered in UI_TEXT_ATTRIBUTES:
         short = 0 < len(value) <= _UI_TEXT_MAX
-        if ui_text_allowed and short and not _shares_text(value, secrets):
+        personal = _PERSONAL.search(value) is not None
+        if ui_text_allowed and short and not personal and not _shares_text(value, secrets):
             kept.append(value)
             return value
         return placeholder(value)

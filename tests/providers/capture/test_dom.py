@@ -140,3 +140,14 @@ def test_the_rebuilt_document_can_neither_run_nor_load_anything() -> None:
     assert "onload" not in html and "<script" not in html and "<iframe" not in html
     assert 'title="&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;"' in html
     assert '<img src="https://evil.example/x.png" data-bridge-i="2">' in html  # CSP blocks it
+
+
+def test_a_label_naming_the_person_is_never_kept() -> None:
+    """Google's account button: "Google Account: <name> (<address>)" is no UI text."""
+    raw = [
+        _raw(0, -1, "a", {"aria-label": "Google Account: Ada Lovelace (ada@example.com)"}),
+        _raw(1, -1, "button", {"title": "Call +44 20 7946 0958"}),
+    ]
+    nodes, kept = sanitize_nodes(raw, secrets=[])
+    assert kept == []
+    assert "Lovelace" not in json.dumps(nodes) and "7946" not in json.dumps(nodes)
