@@ -19,7 +19,7 @@ from bridge.providers.results import AskResult, Provider
 from bridge.providers.specs import provider_spec
 from bridge.store.state import write_atomically
 
-__all__ = ["CAPTURE_QUESTION", "take_capture", "write_capture"]
+__all__ = ["CAPTURE_QUESTION", "capture_page", "take_capture", "write_capture"]
 
 #: The doctor's tiny ask: an answer of one word is no one's content.
 CAPTURE_QUESTION = "Reply with the single word OK."
@@ -63,6 +63,27 @@ async def take_capture(
             else:
                 await recorder.take_tab(tab, "ready")
     return recorder.build(question, result, error, versions=versions), result, error
+
+
+async def capture_page(
+    bridge: Bridge,
+    provider: Provider,
+    outcome: str,
+    *,
+    session_key: str | None = None,
+    versions: Mapping[str, str | int] | None = None,
+) -> dict[str, Any]:
+    """A capture of the provider's tab as it is, with no ask: for a page that could not be
+    asked (no composer found, a login wall), which is when the site's structure is most
+    worth seeing. ``outcome`` says why there was no ask."""
+    recorder = CaptureRecorder(provider_spec(provider, bridge.store.root))
+    try:
+        tab = await bridge.provider_tab(provider, session_key=session_key)
+    except BridgeError as why:
+        recorder.missing["ready"] = f"no tab to read: {why}"
+    else:
+        await recorder.take_tab(tab, "ready")
+    return recorder.build("", versions=versions, outcome=outcome)
 
 
 def write_capture(folder: Path, capture: Mapping[str, Any], name: str | None = None) -> Path:

@@ -23,6 +23,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import socket
 import stat
 import subprocess
@@ -31,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bridge.app.captures import take_capture, write_capture
+from bridge.app.captures import capture_page, take_capture, write_capture
 from bridge.app.launcher import find_browser
 from bridge.app.runtime import Runtime, options_from_args
 from bridge.errors import BridgeError
@@ -50,6 +51,7 @@ from bridge.link.trust_root import (
 from bridge.logs import log_file_from
 from bridge.providers.ask_script import provider_page
 from bridge.providers.capture.review import review
+from bridge.providers.capture.sanitize import url_shape
 from bridge.providers.pack import PackError, load_pack, override_path
 from bridge.store.state import default_state_dir
 from bridge.wire.claude import CLAUDE_ALLOWED_ORIGIN, CLAUDE_EXTENSION_ID
@@ -438,6 +440,11 @@ async def check_extension_and_sites(
             page = await _page_check(runtime, provider)
             checks.append(page)
             if not page.ok:
+                if capture_dir is not None:  # the page bridge could not ask: worth seeing
+                    versions = {"extension": link.hello.extension_version}
+                    checks.append(
+                        await _page_capture(runtime, provider, Path(capture_dir), page, versions)
+                    )
                 continue
             if capture_dir is None:
                 checks.append(await _ask_check(runtime, provider))
@@ -525,6 +532,28 @@ async def _capture_check(
     assert result is not None
     answer = result.answer.strip().replace("\n", " ")
     return Check(provider, True, f"answered {answer[:40]!r}; captured in {path}")
+
+
+async def _page_capture(
+    runtime: Runtime, provider: str, folder: Path, page: Check, versions: Mapping[str, str]
+) -> Check:
+    """A page that failed its check, captured as it is (no ask was made)."""
+    # The check's words, with any URL reduced to its shape (a conversation's id is no one's
+    # business in a file meant to be shared).
+    why = re.sub(r"https?://\S+", lambda m: url_shape(m.group(0)), page.detail)
+    capture = await capture_page(
+        runtime.bridge,
+        provider,  # type: ignore[arg-type]
+        f"not asked: {why}",
+        session_key=DOCTOR_KEY,
+        versions=versions,
+    )
+    try:
+        path = write_capture(folder, capture)
+    except OSError as exc:
+        return Check(f"{provider} capture", False, f"cannot write {folder}: {exc}")
+    _REVIEWS.append(review(capture, path))
+    return Check(f"{provider} capture", None, f"the page as it is, not asked: {path}")
 
 
 #: The reviews of the captures this run wrote, printed after the checks.

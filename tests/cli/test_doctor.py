@@ -394,6 +394,41 @@ async def test_live_capture_writes_one_reviewed_file_per_site_without_the_answer
     assert "nothing was sent anywhere" in out
 
 
+@pytest.mark.e2e
+async def test_a_page_that_cannot_be_asked_is_captured_as_it_is(
+    tmp_path: Path, fake_sites: FakeSites
+) -> None:
+    """A logged-out site: no tiny ask, but its page is captured (a changed site often shows
+    first as a page bridge cannot ask)."""
+    fake_sites.chatgpt.reset()
+    fake_sites.gemini.reset()
+    fake_sites.chatgpt.set_behaviour(Behaviour(state="logged_out"))
+    folder = tmp_path / "captures"
+    try:
+        chrome_args = [f"--chrome-arg={arg}" for arg in fake_sites.chromium_args()]
+        code, out, err = await _doctor(
+            "--launch",
+            "--headless",
+            "--isolated",
+            "--live",
+            "--capture",
+            str(folder),
+            "--state-dir",
+            str(tmp_path / "state"),
+            *chrome_args,
+            env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
+        )
+    finally:
+        fake_sites.chatgpt.reset()
+    assert code == 1, (out, err[-2000:])
+    capture = json.loads((folder / "chatgpt.json").read_text(encoding="utf-8"))
+    assert capture["ask"]["outcome"].startswith("not asked: https://chatgpt.com/")
+    assert "login page" in capture["ask"]["outcome"]
+    assert "ready" in capture["phases"] and not fake_sites.chatgpt.records
+    assert "--    chatgpt capture" in out and "the page as it is, not asked" in out
+    assert json.loads((folder / "gemini.json").read_text())["ask"]["outcome"] == "answered"
+
+
 async def test_capture_without_live_is_refused_with_the_reason(tmp_path: Path) -> None:
     code, _, err = await _doctor("--capture", str(tmp_path))
     assert code == 2 and "--capture needs --live" in err

@@ -229,9 +229,12 @@ class CaptureRecorder:
         error: BridgeError | None = None,
         *,
         versions: Mapping[str, str | int] | None = None,
+        outcome: str | None = None,
     ) -> dict[str, Any]:
         """The capture of the recorded ask (docs/captures.md), the person's content removed:
-        the question and the answer are what no kept string may share text with."""
+        the question and the answer are what no kept string may share text with.
+        ``outcome``: what happened when there was no ask to say it (a page that showed no
+        composer)."""
         ctx = self.ctx
         answer = result.answer if result is not None else ""
         secrets = [s for s in (question, answer) if s.strip()]
@@ -271,7 +274,8 @@ class CaptureRecorder:
                 **dict(versions or {}),
             },
             "ask": {
-                "outcome": "answered" if result is not None else (error.code if error else ""),
+                "outcome": outcome
+                or ("answered" if result is not None else (error.code if error else "")),
                 "completion": result.used.completion if result is not None else "",
                 "question_chars": len(question),
                 "answer_chars": len(answer),
