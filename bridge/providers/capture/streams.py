@@ -69,7 +69,8 @@ class _ChatGPT:
         if key in _FRAMING_KEYS and _TOKEN.match(value):
             return value
         if key is not None and (key == "id" or key.endswith("_id")):
-            return self.ids(value)
+            # An empty id stays empty: the reader treats "" as no id at all.
+            return self.ids(value) if value else value
         if key == "v" and path is not None:
             field = path.rsplit("/", 1)[-1]
             if field in _FRAMING_FIELDS and _TOKEN.match(value):
@@ -82,7 +83,11 @@ class _ChatGPT:
         path = data.get("p")
         if isinstance(path, str):
             self.last_path = path
-        here = path if isinstance(path, str) else self.last_path
+        # Only a "v" beside its own "p" is judged by that path. A bare {"v": "…"} after a
+        # status write is read by the parser as text appended to the answer (C7.3), so
+        # keeping it by the last path would keep the person's words when they look like a
+        # token ("OK", "finished").
+        here = path if isinstance(path, str) else None
         return {str(k): self.value(v, str(k), here) for k, v in data.items()}
 
 

@@ -137,3 +137,30 @@ def test_event_shapes_show_the_framing_not_the_text() -> None:
     assert event_shape({"frame": [["wrb.fr", None, {"$json": [1, "c_0000000000000001"]}]]}) == (
         '{frame:[["wrb.fr",null,{$json:[num,str]}]]}'
     )
+
+
+def test_a_bare_value_after_a_status_write_is_text_and_never_kept() -> None:
+    """Attacker's view: the answer is a single token-shaped word sent as a bare {"v": …}
+    right after the status was written; the parser reads it as answer text, so the capture
+    must replace it like text."""
+    body = "".join(chatgpt_events(["Hi"])) + (
+        'data: {"p": "/message/status", "o": "replace", "v": "in_progress"}\n\n'
+        'data: {"v": "MARKER-A-5520"}\n\n'
+    )
+    stream = _capture("chatgpt-sse", body)
+    assert "MARKER-A-5520" not in json.dumps(stream, ensure_ascii=False)
+    assert check_stream(stream, chatgpt_answer)[0].ok
+
+
+def test_an_empty_id_stays_empty_and_ids_are_consistent() -> None:
+    body = 'data: {"conversation_id": "", "type": "x"}\n\n' + "".join(chatgpt_events(["Hi"]))
+    stream = _capture("chatgpt-sse", body)
+    assert stream["events"][0]["data"]["conversation_id"] == ""
+    text = json.dumps(stream)
+    assert "6740f3a2" not in text and "a1b2c3d4" not in text
+    ids = {
+        e["data"]["conversation_id"]
+        for e in stream["events"]
+        if isinstance(e.get("data"), dict) and e["data"].get("conversation_id")
+    }
+    assert len(ids) == 1
