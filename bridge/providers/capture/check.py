@@ -23,7 +23,16 @@ from bridge.providers.capture.streams import check_stream
 from bridge.providers.network_answer import FORMATS
 from bridge.providers.specs import ProviderSpec
 
-__all__ = ["EXPECTED", "Matcher", "check_capture", "check_selectors", "pack_labels"]
+__all__ = [
+    "EXPECTED",
+    "LabelTexts",
+    "Matcher",
+    "check_capture",
+    "check_label",
+    "check_selectors",
+    "label_texts",
+    "pack_labels",
+]
 
 #: Per phase of an ordinary ask, the pack entries that must match something.
 EXPECTED: Mapping[str, tuple[str, ...]] = {
@@ -50,6 +59,68 @@ class Matcher(Protocol):
     ) -> dict[str, list[int] | str]: ...
 
 
+#: Per selector entry, the pack's texts entry that labels its control and that entry's texts
+#: by language: what the label check compares the page's label with.
+LabelTexts = Mapping[str, tuple[str, Mapping[str, Sequence[str]]]]
+
+
+def label_texts(spec: ProviderSpec) -> dict[str, tuple[str, Mapping[str, Sequence[str]]]]:
+    """The pack's label texts for each entry of ``LABELS`` (its first texts entry)."""
+    out: dict[str, tuple[str, Mapping[str, Sequence[str]]]] = {}
+    for entry, names in LABELS.items():
+        texts = spec.pack.text(names[0])
+        if texts is not None:
+            out[entry] = (names[0], texts.texts)
+    return out
+
+
+def _placeholder(text: str) -> bool:
+    return set(text) <= {"x"}
+
+
+def check_label(
+    name: str,
+    nodes: Sequence[Node],
+    index: int,
+    known: LabelTexts,
+    language: str,
+) -> Finding | None:
+    """The label the page shows on an entry's control (its own aria-label or its nearest
+    labelled ancestor's, kept in the capture) against the pack's label texts: page.js falls
+    back to those labels when the entry's selectors stop matching (C1.5, G1.3), so a label
+    the pack lacks is a fallback that would find nothing. None: nothing to compare."""
+    if name not in known:
+        return None
+    texts_name, by_language = known[name]
+    node: Node | None = nodes[index]
+    for _ in range(4):
+        if node is None:
+            return None
+        label = node["attrs"].get("aria-label")
+        if label and not _placeholder(label):
+            break
+        node = nodes[node["p"]] if node["p"] >= 0 else None
+    else:
+        return None
+    assert node is not None
+    shown = str(node["attrs"]["aria-label"]).strip()
+    every = {t.casefold() for values in by_language.values() for t in values}
+    subject = f"texts.{texts_name}"
+    if shown.casefold() in every:
+        return Finding("selectors", subject, True, f"the page's label {shown!r} is known")
+    lang = (language or "en").split("-")[0].lower()
+    proposal = {"texts": {texts_name: {"texts": {lang: [*by_language.get(lang, ()), shown]}}}}
+    return Finding(
+        "selectors",
+        subject,
+        False,
+        f"the page labels selectors.{name} {shown!r}, which {subject} lacks: if its selectors "
+        f"stop matching, the label fallback finds nothing. Override "
+        f"(docs/sites.md#provider-packs): {json.dumps(proposal, ensure_ascii=False)}",
+        proposal=proposal,
+    )
+
+
 def pack_labels(spec: ProviderSpec) -> dict[str, list[str]]:
     """Per selector entry, the labels the pack knows for its control (every language)."""
     out: dict[str, list[str]] = {}
@@ -68,10 +139,13 @@ async def check_selectors(
     selectors: Mapping[str, Sequence[str]],
     labels: Mapping[str, Sequence[str]],
     matcher: Matcher,
+    known: LabelTexts | None = None,
 ) -> list[Finding]:
     """Each expected entry in each captured phase: matched (by which selector, what), or a
-    failure that names the entry and proposes the selector that matches in the capture."""
+    failure that names the entry and proposes the selector that matches in the capture;
+    for a matched control the pack knows labels for, its label checked against them."""
     findings: list[Finding] = []
+    language = str(capture.get("site", {}).get("ui_language") or "")
     phases: Mapping[str, Any] = capture.get("phases", {})
     missing: Mapping[str, str] = capture.get("missing", {})
     for phase, names in EXPECTED.items():
@@ -119,6 +193,9 @@ async def check_selectors(
                         f"{phase}: {hit} matches {len(found)} ({detail})",
                     )
                 )
+                labelled = check_label(name, nodes, found[0], known or {}, language)
+                if labelled is not None:
+                    findings.append(labelled)
                 continue
             findings.append(
                 await _failure(subject, name, phase, nodes, selectors, labels, matcher, errors)
@@ -173,7 +250,9 @@ async def check_capture(
 ) -> list[Finding]:
     """Every check of a capture against ``spec`` (its pack, its parser, its detector)."""
     selectors = {name: tuple(entry.css) for name, entry in spec.pack.selectors.items()}
-    findings = await check_selectors(capture, selectors, pack_labels(spec), matcher)
+    findings = await check_selectors(
+        capture, selectors, pack_labels(spec), matcher, label_texts(spec)
+    )
     stream = capture.get("stream")
     if stream is None:
         findings.append(

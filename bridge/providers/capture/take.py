@@ -79,12 +79,17 @@ class CaptureRecorder:
     # -- the ask's flow, wrapped -------------------------------------------------------
 
     def flow(self, base: AskFlow) -> AskFlow:
+        """``base`` with the capture's moments hooked in: before the input methods (the ready
+        page), before the send methods (the typed page), around the completion wait (the
+        answering and done pages). A Deep Research ask waits its own way and gets neither
+        of the last two."""
         inputs = [
-            InputMethod(m.name, m.phase, self._first(m.apply, self._before_input))
+            InputMethod(m.name, m.phase, self._preceded(m.apply, self._before_input))
             for m in base.inputs_for(self.spec)
         ]
         sends = [
-            SendMethod(m.name, self._first(m.apply, self._before_send)) for m in base.send_methods
+            SendMethod(m.name, self._preceded(m.apply, self._before_send))
+            for m in base.send_methods
         ]
         return replace(
             base,
@@ -93,11 +98,13 @@ class CaptureRecorder:
             completion=self._completion(base.completion),
         )
 
-    def _first(
+    def _preceded(
         self,
         apply: Callable[[AskContext], Awaitable[Any]],
         before: Callable[[AskContext], Awaitable[None]],
     ) -> Callable[[AskContext], Awaitable[Any]]:
+        """``apply`` with ``before`` run first (``before`` decides whether it has work)."""
+
         async def wrapped(ctx: AskContext) -> Any:
             await before(ctx)
             return await apply(ctx)
