@@ -40,6 +40,7 @@ __all__ = [
     "content_selectors",
     "describe",
     "entry_matches",
+    "route_shape",
     "sanitize_nodes",
     "shape",
     "skeleton_html",
@@ -113,6 +114,30 @@ _VOID = frozenset(
 )
 
 
+_ROUTE = re.compile(r"^[a-z_-]{1,16}$")
+
+
+def route_shape(url: str) -> str:
+    """A link's scheme, host and first path segment when it is a short route word
+    (``/c/…``, ``/g/…``, ``/wiki/…``); every further segment is ``:x``, the query and the
+    fragment go."""
+    scheme, sep, rest = (
+        url.partition(":") if re.match(r"^[a-z][a-z0-9+.-]*:", url) else ("", "", url)
+    )
+    host = ""
+    if rest.startswith("//"):
+        host, _, rest = rest[2:].partition("/")
+        rest = "/" + rest
+    path = rest.split("?", 1)[0].split("#", 1)[0]
+    segments = [p for p in path.split("/") if p]
+    shaped = ""
+    if segments:
+        first = segments[0] if _ROUTE.match(segments[0]) else ":x"
+        shaped = "/" + "/".join([first, *(":x" for _ in segments[1:])])
+    prefix = f"{scheme}{sep}" + (f"//{host.split('@')[-1]}" if host else "")
+    return prefix + (shaped or ("/" if path.startswith("/") else ""))
+
+
 def content_selectors(selectors: Mapping[str, Sequence[str]]) -> list[str]:
     """The CSS of the pack's content entries (capture.js marks what is inside them)."""
     return [css for name in CONTENT_ENTRIES for css in selectors.get(name, ())]
@@ -144,7 +169,11 @@ def _attribute(
             return value
         return placeholder(value)
     if lowered in _URL_ATTRIBUTES:
-        return "data:" if value.startswith("data:") else url_shape(value)
+        if value.startswith("data:"):
+            return "data:"
+        # In the conversation or a list, a link's path is the person's (a cited page's
+        # title, a file's name, a project's name): only its route is kept.
+        return url_shape(value) if ui_text_allowed else route_shape(value)
     if lowered == "style":
         return "; ".join(dict.fromkeys(_CUSTOM_PROPERTY.findall(value)))
     if lowered == "class":

@@ -40,11 +40,14 @@ def _utf16(text: str) -> int:
 
 
 def _text(value: str) -> str:
-    """A string of no known place: a URL keeps its host and path shape, anything else its
-    length (an id in no known place is replaced like text: what looks like an id may be
-    someone's words, and its length is what a parser may count)."""
+    """A string of no known place: a URL keeps its scheme and host (a parser may keep only
+    https URLs, G12.6) and its path becomes x's (a cited page's path names what was asked
+    about); anything else keeps only its length (an id in no known place is replaced like
+    text: what looks like an id may be someone's words, and its length is what a parser may
+    count)."""
     if value.startswith("https://"):
-        return url_shape(value)
+        host, slash, rest = value[len("https://") :].partition("/")
+        return f"https://{host.split('@')[-1]}{slash}{placeholder(rest)}"
     return placeholder(value)
 
 

@@ -151,3 +151,20 @@ def test_a_label_naming_the_person_is_never_kept() -> None:
     nodes, kept = sanitize_nodes(raw, secrets=[])
     assert kept == []
     assert "Lovelace" not in json.dumps(nodes) and "7946" not in json.dumps(nodes)
+
+
+def test_a_links_path_in_the_conversation_or_a_list_keeps_only_its_route() -> None:
+    """A cited page's path names what was asked about; a file's link names the file."""
+    raw = [
+        _raw(0, -1, "a", {"href": "https://en.wikipedia.org/wiki/Atlantis_myth?x=1"}, c=1),
+        _raw(1, -1, "a", {"href": "sandbox:/mnt/data/tax-return-2025.pdf"}, c=1),
+        _raw(2, -1, "a", {"href": "/g/g-p-abc-my-secret-project/c/6740"}, listed=1),
+        _raw(3, -1, "a", {"href": "https://chatgpt.com/backend-api/files"}),  # site chrome
+    ]
+    nodes, _ = sanitize_nodes(raw, secrets=[])
+    assert [n["attrs"]["href"] for n in nodes] == [
+        "https://en.wikipedia.org/wiki/:x",
+        "sandbox:/mnt/:x/:x",
+        "/g/:x/:x/:x",
+        "https://chatgpt.com/backend-api/files",
+    ]

@@ -164,3 +164,11 @@ def test_an_empty_id_stays_empty_and_ids_are_consistent() -> None:
         if isinstance(e.get("data"), dict) and e["data"].get("conversation_id")
     }
     assert len(ids) == 1
+
+
+def test_a_cited_pages_path_never_shows() -> None:
+    """A URL keeps its scheme and host (Gemini's image URLs must stay https URLs for the
+    parser), never its path: a cited page's path names what was asked about."""
+    body = 'data: {"type": "citation", "url": "https://en.wikipedia.org/wiki/Atlantis_myth"}\n\n'
+    text = json.dumps(_capture("chatgpt-sse", body)["events"])
+    assert "Atlantis" not in text and '"https://en.wikipedia.org/xxxxxxxxxxxxxxxxxx"' in text
