@@ -190,6 +190,34 @@ def _attribute(
     return placeholder(value)
 
 
+_CONTROL_TAGS = frozenset({"button", "input", "textarea", "select", "summary", "label", "a"})
+_CONTROL_ROLES = frozenset(
+    {
+        "button",
+        "link",
+        "menuitem",
+        "menuitemradio",
+        "menuitemcheckbox",
+        "option",
+        "tab",
+        "switch",
+        "checkbox",
+        "radio",
+        "combobox",
+        "textbox",
+    }
+)
+
+
+def _control(item: Mapping[str, Any]) -> bool:
+    """A control the page labels for its user (a button, a menu item, a field; a custom
+    element named a button): the only places a label is UI text rather than, say, a
+    heading's title naming the conversation."""
+    tag = str(item.get("tag", ""))
+    role = str(dict(item.get("attrs", {})).get("role", ""))
+    return tag in _CONTROL_TAGS or role in _CONTROL_ROLES or tag.endswith("-button")
+
+
 def sanitize_nodes(
     raw: Sequence[Mapping[str, Any]], *, secrets: Sequence[str]
 ) -> tuple[list[Node], list[str]]:
@@ -200,7 +228,7 @@ def sanitize_nodes(
     nodes: list[Node] = []
     kept: list[str] = []
     for item in raw:
-        ui_text_allowed = not item.get("c") and not item.get("l")
+        ui_text_allowed = not item.get("c") and not item.get("l") and _control(item)
         attrs: dict[str, str] = {}
         for name, value in dict(item.get("attrs", {})).items():
             reduced = _attribute(

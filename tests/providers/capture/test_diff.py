@@ -89,6 +89,10 @@ def test_an_entry_of_the_accounts_state_is_said_not_counted() -> None:
     b = copy.deepcopy(a)
     for row in a["phases"]["done"]["entries"]["conversation_item"]:
         row["count"], row["first"] = 0, None  # an account with no conversations yet
+    item = {"tag": "a", "testid": "history-item-0", "ancestors": [{"tag": "nav"}]}
+    b["phases"]["done"]["entries"]["conversation_item"] = [
+        {"css": '[data-testid^="history-item-"]', "count": 3, "first": item}
+    ]
     findings = diff_captures(a, b)
     said = [f for f in findings if f.subject == "selectors.conversation_item in page done"]
     assert len(said) == 1 and said[0].ok

@@ -168,3 +168,15 @@ def test_a_links_path_in_the_conversation_or_a_list_keeps_only_its_route() -> No
         "/g/:x/:x/:x",
         "https://chatgpt.com/backend-api/files",
     ]
+
+
+def test_a_label_is_kept_only_on_a_control() -> None:
+    """A heading's title may be the conversation's; a button's label is the site's."""
+    raw = [
+        _raw(0, -1, "h1", {"title": "Trip planning"}),
+        _raw(1, -1, "div", {"role": "menuitem", "aria-label": "Rename"}),
+        _raw(2, -1, "gem-icon-button", {"aria-label": "Tools"}),
+    ]
+    nodes, kept = sanitize_nodes(raw, secrets=[])
+    assert kept == ["Rename", "Tools"]
+    assert nodes[0]["attrs"]["title"] == "x" * len("Trip planning")
