@@ -13,7 +13,7 @@ from typing import Any
 from bridge.cdp.browser import Browser
 from bridge.cdp.page_script import script_file
 from bridge.cdp.session import CdpSession, JavaScriptError
-from bridge.errors import BridgeError
+from bridge.errors import BridgeError, CdpError
 from bridge.providers.capture.dom import Node, skeleton_html
 
 __all__ = ["MAX_NODES", "WORLD", "CaptureMatcher", "call_capture", "capture_matcher"]
@@ -32,20 +32,35 @@ async def call_capture(
     selectors: Sequence[str],
     content: Sequence[str] = (),
     max_nodes: int = MAX_NODES,
+    worlds: dict[int, int] | None = None,
 ) -> dict[str, Any]:
     """capture.js in an isolated world of ``tab``'s main frame (the page's scripts cannot
-    change what it reports)."""
-    tree = await tab.send("Page.getFrameTree")
-    frame = str(tree["frameTree"]["frame"]["id"])
-    world = await tab.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": WORLD})
-    params = {
+    change what it reports). ``worlds`` (tab id → context id) keeps the world between
+    calls of one capture: two round trips fewer per read; a world its document took with it
+    is made again."""
+    params: dict[str, Any] = {
         "functionDeclaration": _CAPTURE_JS,
-        "executionContextId": world["executionContextId"],
         "arguments": [{"value": a} for a in (mode, list(selectors), list(content), max_nodes)],
         "returnByValue": True,
         "awaitPromise": mode == "browser",
     }
-    result = await tab.send("Runtime.callFunctionOn", params)
+    known = worlds.get(tab.tab_id) if worlds is not None else None
+    result: dict[str, Any] | None = None
+    if known is not None:
+        try:
+            result = await tab.send(
+                "Runtime.callFunctionOn", {**params, "executionContextId": known}
+            )
+        except CdpError:  # the document (and its world) went: a new one below
+            result = None
+    if result is None:
+        tree = await tab.send("Page.getFrameTree")
+        frame = str(tree["frameTree"]["frame"]["id"])
+        world = await tab.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": WORLD})
+        context = int(world["executionContextId"])
+        if worlds is not None:
+            worlds[tab.tab_id] = context
+        result = await tab.send("Runtime.callFunctionOn", {**params, "executionContextId": context})
     details = result.get("exceptionDetails")
     if details:
         exc = details.get("exception") or {}

@@ -75,6 +75,7 @@ class CaptureRecorder:
         self.ctx: AskContext | None = None
         self.stream: AnswerStream | None = None
         self.browser_version = ""
+        self.worlds: dict[int, int] = {}  # tab id -> capture.js's isolated world
 
     # -- the ask's flow, wrapped -------------------------------------------------------
 
@@ -116,7 +117,7 @@ class CaptureRecorder:
         if "ready" not in self.pages and "ready" not in self.missing:
             await self.take(ctx, "ready")
             try:
-                found = await call_capture(ctx.tab, "browser", ())
+                found = await call_capture(ctx.tab, "browser", (), worlds=self.worlds)
                 self.browser_version = str(found.get("browser") or "")
             except BridgeError as exc:
                 log.debug("capture: the browser's version: %s", exc)
@@ -124,12 +125,14 @@ class CaptureRecorder:
     async def _before_send(self, ctx: AskContext) -> None:
         if self.sent_at is not None:
             return  # a later send method: the question was typed once, sent once
-        try:
-            counts = await ctx.page.call("counts", ctx.provider)
-            self.initial_answers = int(counts["assistant"])
-        except BridgeError as exc:
-            log.debug("capture: counting answers: %s", exc)
         await self.take(ctx, "typed")
+        # The answers already on the page, as the detector was told (composer.ready's
+        # count): the typed page's matches of the pack's assistant_message.
+        typed = self.pages.get("typed")
+        if typed is not None:
+            matches = typed[1].get("matches", {})
+            found = [matches.get(c) for c in self.selectors.get("assistant_message", ())]
+            self.initial_answers = max((len(m) for m in found if isinstance(m, list)), default=0)
         self.sent_at = time.monotonic()
 
     def _completion(self, inner: CompletionStrategy) -> CompletionStrategy:
@@ -212,7 +215,7 @@ class CaptureRecorder:
     async def take_tab(self, tab: CdpSession, phase: str) -> None:
         """One page of ``tab``, as capture.js reports it."""
         try:
-            raw = await call_capture(tab, "capture", self.css, self.content)
+            raw = await call_capture(tab, "capture", self.css, self.content, worlds=self.worlds)
         except BridgeError as exc:
             self.missing[phase] = str(exc)
             return

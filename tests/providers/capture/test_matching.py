@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bridge.app.facade import Bridge
-from bridge.providers.capture.matching import capture_matcher
+from bridge.providers.capture.matching import call_capture, capture_matcher
 from tests.local_http import serve_files
 
 pytestmark = pytest.mark.e2e
@@ -97,3 +97,21 @@ async def test_a_hostile_capture_runs_nothing_and_loads_nothing(
     finally:
         await bridge.browser.close_tab(tab.tab_id)
     assert hits == ["/control"]
+
+
+async def test_a_world_kept_between_reads_is_made_again_after_a_new_document(
+    bridge: Bridge, server: tuple[str, list[str], dict[str, Any]]
+) -> None:
+    base, _, _ = server
+    tab = await bridge.browser.new_tab(f"{base}/one")
+    try:
+        worlds: dict[int, int] = {}
+        first = await call_capture(tab, "capture", ["body"], worlds=worlds)
+        kept = worlds[tab.tab_id]
+        again = await call_capture(tab, "capture", ["body"], worlds=worlds)
+        assert worlds[tab.tab_id] == kept and again["matches"] == first["matches"] == {"body": [0]}
+        await tab.navigate(f"{base}/two")  # a new document: the kept world went with the old
+        after = await call_capture(tab, "capture", ["body"], worlds=worlds)
+        assert after["matches"] == {"body": [0]} and worlds[tab.tab_id] != kept
+    finally:
+        await bridge.browser.close_tab(tab.tab_id)
