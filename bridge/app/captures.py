@@ -56,12 +56,7 @@ async def take_capture(
         if not recorder.pages:
             # It failed before the composer was found (a changed input, a wall): the page as
             # it is now is the page as it was.
-            try:
-                tab = await bridge.provider_tab(provider, session_key=session_key)
-            except BridgeError as why:
-                recorder.missing["ready"] = f"no tab to read: {why}"
-            else:
-                await recorder.take_tab(tab, "ready")
+            await _page_as_it_is(bridge, recorder, provider, session_key)
     return recorder.build(question, result, error, versions=versions), result, error
 
 
@@ -77,13 +72,20 @@ async def capture_page(
     asked (no composer found, a login wall), which is when the site's structure is most
     worth seeing. ``outcome`` says why there was no ask."""
     recorder = CaptureRecorder(provider_spec(provider, bridge.store.root))
+    await _page_as_it_is(bridge, recorder, provider, session_key)
+    return recorder.build("", versions=versions, outcome=outcome)
+
+
+async def _page_as_it_is(
+    bridge: Bridge, recorder: CaptureRecorder, provider: Provider, session_key: str | None
+) -> None:
+    """The provider's tab read as the ``ready`` page, or why it could not be."""
     try:
         tab = await bridge.provider_tab(provider, session_key=session_key)
     except BridgeError as why:
         recorder.missing["ready"] = f"no tab to read: {why}"
     else:
         await recorder.take_tab(tab, "ready")
-    return recorder.build("", versions=versions, outcome=outcome)
 
 
 def write_capture(folder: Path, capture: Mapping[str, Any], name: str | None = None) -> Path:

@@ -167,6 +167,25 @@ async def _doctor(*args: str, env: dict[str, str] | None = None) -> tuple[int, s
     return process.returncode, out.decode(), err.decode()
 
 
+async def _doctor_launched(
+    fake_sites: FakeSites, tmp_path: Path, *args: str
+) -> tuple[int, str, str]:
+    """``doctor --launch --headless --isolated --live`` against the fake sites, with state and
+    runtime directories of the test's own."""
+    chrome_args = [f"--chrome-arg={arg}" for arg in fake_sites.chromium_args()]
+    return await _doctor(
+        "--launch",
+        "--headless",
+        "--isolated",
+        "--live",
+        *args,
+        "--state-dir",
+        str(tmp_path / "state"),
+        *chrome_args,
+        env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
+    )
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -366,20 +385,8 @@ async def test_live_capture_writes_one_reviewed_file_per_site_without_the_answer
     marker = "ZEBRAMARKER0193"
     for site in (fake_sites.chatgpt, fake_sites.gemini):
         site.queue(Behaviour(answer=f"OK. {marker} is the marker of this answer."))
-    chrome_args = [f"--chrome-arg={arg}" for arg in fake_sites.chromium_args()]
     folder = tmp_path / "captures"
-    code, out, err = await _doctor(
-        "--launch",
-        "--headless",
-        "--isolated",
-        "--live",
-        "--capture",
-        str(folder),
-        "--state-dir",
-        str(tmp_path / "state"),
-        *chrome_args,
-        env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
-    )
+    code, out, err = await _doctor_launched(fake_sites, tmp_path, "--capture", str(folder))
     assert code == 0, (out, err[-2000:])
     for provider in ("chatgpt", "gemini"):
         path = folder / f"{provider}.json"
@@ -405,19 +412,7 @@ async def test_a_page_that_cannot_be_asked_is_captured_as_it_is(
     fake_sites.chatgpt.set_behaviour(Behaviour(state="logged_out"))
     folder = tmp_path / "captures"
     try:
-        chrome_args = [f"--chrome-arg={arg}" for arg in fake_sites.chromium_args()]
-        code, out, err = await _doctor(
-            "--launch",
-            "--headless",
-            "--isolated",
-            "--live",
-            "--capture",
-            str(folder),
-            "--state-dir",
-            str(tmp_path / "state"),
-            *chrome_args,
-            env={ENV_RUNTIME_DIR: str(tmp_path / "rt")},
-        )
+        code, out, err = await _doctor_launched(fake_sites, tmp_path, "--capture", str(folder))
     finally:
         fake_sites.chatgpt.reset()
     assert code == 1, (out, err[-2000:])

@@ -82,8 +82,6 @@ async def test_a_hostile_capture_runs_nothing_and_loads_nothing(
     async with capture_matcher(bridge.browser) as matcher:
         found = await matcher.match(hostile, ["img", "script", "iframe"])
         assert found == {"img": [1], "script": [], "iframe": []}
-        scripts = await matcher.tab.evaluate("document.querySelectorAll('script, iframe').length")
-        assert scripts == 0
     # The control: a tab of its own, a document without the capture's policy, loads an
     # image. Loads start as a document is parsed, so once the control's has come, the hostile
     # document's (parsed before) would have come before it.
